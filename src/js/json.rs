@@ -1,0 +1,639 @@
+//! Exact JSON for JavaScript strings (spec `json.*` and `wire.*`).
+//!
+//! `serde_json` refuses lone surrogates and does not keep member order the
+//! way JavaScript does, so this module has its own small codec:
+//!
+//! - [`parse`] reads JSON text (`JSON.parse` grammar) into a [`Json`] tree
+//!   that keeps every member, in written order, and JavaScript strings.
+//! - [`stringify`] is `JSON.stringify` of the value that `JSON.parse` would
+//!   have built: JavaScript's object model (duplicate keys collapse, canonical
+//!   array-index keys first) and ECMAScript number formatting.
+//! - [`to_wire`] writes a tree exactly as it is (written order, duplicates
+//!   kept), for protocol messages; [`to_pretty`] does the same over several
+//!   lines with invisible code points escaped, for vector files.
+
+use super::{is_high_surrogate, is_low_surrogate, JsString};
+use std::collections::HashMap;
+use std::fmt;
+
+/// Deepest nesting [`parse`] accepts; deeper input is an error, never a
+/// stack overflow (spec `wire.json.depth`).
+pub const MAX_DEPTH: usize = 256;
+
+/// A JSON value whose strings are JavaScript strings and whose objects keep
+/// their members in written order, duplicates included.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Json {
+    /// `null`
+    Null,
+    /// `true` / `false`
+    Bool(bool),
+    /// A number, as JavaScript holds it (an IEEE 754 double).
+    Number(f64),
+    /// A string of UTF-16 code units.
+    String(JsString),
+    /// An array.
+    Array(Vec<Json>),
+    /// An object's members in written order.
+    Object(Vec<(JsString, Json)>),
+}
+
+impl Json {
+    /// A string value from Rust text.
+    pub fn str(text: &str) -> Self {
+        Json::String(JsString::from(text))
+    }
+
+    /// The member `key` as `JSON.parse` resolves it: the last one written.
+    pub fn get(&self, key: &str) -> Option<&Json> {
+        let Json::Object(members) = self else {
+            return None;
+        };
+        let key: Vec<u16> = key.encode_utf16().collect();
+        members
+            .iter()
+            .rev()
+            .find(|(name, _)| name.units() == key.as_slice())
+            .map(|(_, value)| value)
+    }
+
+    /// The string's code units, if this is a string.
+    pub fn as_js_str(&self) -> Option<&JsString> {
+        match self {
+            Json::String(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The string as Rust text, if this is a string without lone surrogates.
+    pub fn as_string(&self) -> Option<String> {
+        self.as_js_str().and_then(JsString::to_str)
+    }
+
+    /// The elements, if this is an array.
+    pub fn as_array(&self) -> Option<&[Json]> {
+        match self {
+            Json::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The members, if this is an object.
+    pub fn as_object(&self) -> Option<&[(JsString, Json)]> {
+        match self {
+            Json::Object(members) => Some(members),
+            _ => None,
+        }
+    }
+
+    /// An object from `(key, value)` pairs, in the given order.
+    pub fn object<const N: usize>(members: [(&str, Json); N]) -> Self {
+        Json::Object(
+            members
+                .into_iter()
+                .map(|(key, value)| (JsString::from(key), value))
+                .collect(),
+        )
+    }
+}
+
+/// Where and why JSON text could not be parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// Byte offset of the problem.
+    pub offset: usize,
+    /// What was wrong.
+    pub message: &'static str,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at byte {}", self.message, self.offset)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Parses one JSON text (RFC 8259, as `JSON.parse` reads it: whitespace is
+/// only space, tab, LF and CR; `\u` escapes may produce lone surrogates).
+pub fn parse(text: &str) -> Result<Json, ParseError> {
+    let mut parser = Parser {
+        bytes: text.as_bytes(),
+        text,
+        pos: 0,
+    };
+    parser.skip_whitespace();
+    let value = parser.value(0)?;
+    parser.skip_whitespace();
+    if parser.pos != parser.bytes.len() {
+        return Err(parser.error("unexpected trailing characters"));
+    }
+    Ok(value)
+}
+
+struct Parser<'a> {
+    bytes: &'a [u8],
+    text: &'a str,
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn error(&self, message: &'static str) -> ParseError {
+        ParseError {
+            offset: self.pos,
+            message,
+        }
+    }
+
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn expect_literal(&mut self, literal: &[u8], value: Json) -> Result<Json, ParseError> {
+        if self.bytes[self.pos..].starts_with(literal) {
+            self.pos += literal.len();
+            Ok(value)
+        } else {
+            Err(self.error("invalid literal"))
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Json, ParseError> {
+        match self.bytes.get(self.pos) {
+            None => Err(self.error("unexpected end of JSON input")),
+            Some(b'n') => self.expect_literal(b"null", Json::Null),
+            Some(b't') => self.expect_literal(b"true", Json::Bool(true)),
+            Some(b'f') => self.expect_literal(b"false", Json::Bool(false)),
+            Some(b'"') => self.string().map(Json::String),
+            Some(b'[') => self.array(depth + 1),
+            Some(b'{') => self.object(depth + 1),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(_) => Err(self.error("unexpected character")),
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Json, ParseError> {
+        if depth > MAX_DEPTH {
+            return Err(self.error("nesting too deep"));
+        }
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_whitespace();
+        if self.bytes.get(self.pos) == Some(&b']') {
+            self.pos += 1;
+            return Ok(Json::Array(items));
+        }
+        loop {
+            self.skip_whitespace();
+            items.push(self.value(depth)?);
+            self.skip_whitespace();
+            match self.bytes.get(self.pos) {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Json::Array(items));
+                }
+                _ => return Err(self.error("expected ',' or ']'")),
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Json, ParseError> {
+        if depth > MAX_DEPTH {
+            return Err(self.error("nesting too deep"));
+        }
+        self.pos += 1;
+        let mut members = Vec::new();
+        self.skip_whitespace();
+        if self.bytes.get(self.pos) == Some(&b'}') {
+            self.pos += 1;
+            return Ok(Json::Object(members));
+        }
+        loop {
+            self.skip_whitespace();
+            if self.bytes.get(self.pos) != Some(&b'"') {
+                return Err(self.error("expected a string key"));
+            }
+            let key = self.string()?;
+            self.skip_whitespace();
+            if self.bytes.get(self.pos) != Some(&b':') {
+                return Err(self.error("expected ':'"));
+            }
+            self.pos += 1;
+            self.skip_whitespace();
+            let value = self.value(depth)?;
+            members.push((key, value));
+            self.skip_whitespace();
+            match self.bytes.get(self.pos) {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(Json::Object(members));
+                }
+                _ => return Err(self.error("expected ',' or '}'")),
+            }
+        }
+    }
+
+    fn number(&mut self) -> Result<Json, ParseError> {
+        let start = self.pos;
+        let digits = |parser: &mut Self| {
+            let from = parser.pos;
+            while parser.bytes.get(parser.pos).is_some_and(u8::is_ascii_digit) {
+                parser.pos += 1;
+            }
+            parser.pos - from
+        };
+        if self.bytes.get(self.pos) == Some(&b'-') {
+            self.pos += 1;
+        }
+        match self.bytes.get(self.pos) {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => {
+                digits(self);
+            }
+            _ => return Err(self.error("invalid number")),
+        }
+        if self.bytes.get(self.pos) == Some(&b'.') {
+            self.pos += 1;
+            if digits(self) == 0 {
+                return Err(self.error("invalid number"));
+            }
+        }
+        if let Some(b'e' | b'E') = self.bytes.get(self.pos) {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.bytes.get(self.pos) {
+                self.pos += 1;
+            }
+            if digits(self) == 0 {
+                return Err(self.error("invalid number"));
+            }
+        }
+        // Rust's float parsing is correctly rounded, as ECMAScript requires.
+        self.text[start..self.pos]
+            .parse::<f64>()
+            .map(Json::Number)
+            .map_err(|_| self.error("invalid number"))
+    }
+
+    fn string(&mut self) -> Result<JsString, ParseError> {
+        self.pos += 1;
+        let mut units = Vec::new();
+        loop {
+            let run_start = self.pos;
+            while let Some(&byte) = self.bytes.get(self.pos) {
+                if byte == b'"' || byte == b'\\' || byte < 0x20 {
+                    break;
+                }
+                self.pos += 1;
+            }
+            units.extend(self.text[run_start..self.pos].encode_utf16());
+            match self.bytes.get(self.pos) {
+                None => return Err(self.error("unterminated string")),
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(JsString::from_units(units));
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    let unit = match self.bytes.get(self.pos) {
+                        Some(b'"') => 0x22,
+                        Some(b'\\') => 0x5C,
+                        Some(b'/') => 0x2F,
+                        Some(b'b') => 0x08,
+                        Some(b'f') => 0x0C,
+                        Some(b'n') => 0x0A,
+                        Some(b'r') => 0x0D,
+                        Some(b't') => 0x09,
+                        Some(b'u') => {
+                            let hex = self
+                                .bytes
+                                .get(self.pos + 1..self.pos + 5)
+                                .and_then(|digits| std::str::from_utf8(digits).ok())
+                                .filter(|digits| digits.bytes().all(|b| b.is_ascii_hexdigit()))
+                                .and_then(|digits| u16::from_str_radix(digits, 16).ok())
+                                .ok_or_else(|| self.error("invalid \\u escape"))?;
+                            self.pos += 4;
+                            hex
+                        }
+                        _ => return Err(self.error("invalid escape")),
+                    };
+                    self.pos += 1;
+                    units.push(unit);
+                }
+                Some(_) => return Err(self.error("control character in string")),
+            }
+        }
+    }
+}
+
+/// `JSON.stringify(JSON.parse(text))` for the text `value` was parsed from:
+/// JavaScript's object model (spec `json.stringify.*`).
+pub fn stringify(value: &Json) -> String {
+    let mut out = String::new();
+    Writer {
+        js_object_model: true,
+        escape_invisible: false,
+    }
+    .compact(value, &mut out);
+    out
+}
+
+/// The value written exactly as it is: members in written order with
+/// duplicates, strings escaped as `JSON.stringify` escapes them. One line.
+pub fn to_wire(value: &Json) -> String {
+    let mut out = String::new();
+    Writer {
+        js_object_model: false,
+        escape_invisible: false,
+    }
+    .compact(value, &mut out);
+    out
+}
+
+/// The value written exactly as it is, containers down to `expand_depth`
+/// one member a line, deeper values compact; invisible code points escaped
+/// so that a reader sees them. For vector files.
+pub fn to_pretty(value: &Json, expand_depth: usize) -> String {
+    let mut out = String::new();
+    Writer {
+        js_object_model: false,
+        escape_invisible: true,
+    }
+    .pretty(value, expand_depth, 0, &mut out);
+    out.push('\n');
+    out
+}
+
+/// A JSON string literal with invisible and ambiguous code points written
+/// as `\u` escapes: how reports and `Debug` show JavaScript strings.
+pub fn quote_visible(units: &[u16]) -> String {
+    let mut out = String::new();
+    write_string(units, true, &mut out);
+    out
+}
+
+/// The JSON string literal of `units` as `JSON.stringify` writes it
+/// (spec `uri.encode.json-literal`).
+pub fn quote(units: &[u16]) -> String {
+    let mut out = String::new();
+    write_string(units, false, &mut out);
+    out
+}
+
+struct Writer {
+    js_object_model: bool,
+    escape_invisible: bool,
+}
+
+impl Writer {
+    fn members<'a>(&self, members: &'a [(JsString, Json)]) -> Vec<(&'a JsString, &'a Json)> {
+        if self.js_object_model {
+            js_object_members(members)
+        } else {
+            members.iter().map(|(key, value)| (key, value)).collect()
+        }
+    }
+
+    fn compact(&self, value: &Json, out: &mut String) {
+        match value {
+            Json::Array(items) => {
+                out.push('[');
+                for (index, item) in items.iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    self.compact(item, out);
+                }
+                out.push(']');
+            }
+            Json::Object(members) => {
+                out.push('{');
+                for (index, (key, item)) in self.members(members).into_iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    write_string(key.units(), self.escape_invisible, out);
+                    out.push(':');
+                    self.compact(item, out);
+                }
+                out.push('}');
+            }
+            Json::Null => out.push_str("null"),
+            Json::Bool(true) => out.push_str("true"),
+            Json::Bool(false) => out.push_str("false"),
+            Json::Number(number) => write_number(*number, out),
+            Json::String(text) => write_string(text.units(), self.escape_invisible, out),
+        }
+    }
+
+    fn pretty(&self, value: &Json, expand_depth: usize, level: usize, out: &mut String) {
+        let indent = |level: usize, out: &mut String| {
+            out.push('\n');
+            out.push_str(&"  ".repeat(level));
+        };
+        match value {
+            Json::Array(items) if expand_depth > 0 && !items.is_empty() => {
+                out.push('[');
+                for (index, item) in items.iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    indent(level + 1, out);
+                    self.pretty(item, expand_depth - 1, level + 1, out);
+                }
+                indent(level, out);
+                out.push(']');
+            }
+            Json::Object(members) if expand_depth > 0 && !members.is_empty() => {
+                out.push('{');
+                for (index, (key, item)) in members.iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    indent(level + 1, out);
+                    write_string(key.units(), self.escape_invisible, out);
+                    out.push_str(": ");
+                    self.pretty(item, expand_depth - 1, level + 1, out);
+                }
+                indent(level, out);
+                out.push('}');
+            }
+            other => self.compact(other, out),
+        }
+    }
+}
+
+/// The members of the object `JSON.parse` builds from `members`: a repeated
+/// key keeps its first position and its last value; keys that are canonical
+/// array indices come first in ascending numeric order (spec
+/// `json.stringify.member-order`).
+fn js_object_members(members: &[(JsString, Json)]) -> Vec<(&JsString, &Json)> {
+    let mut position: HashMap<&JsString, usize> = HashMap::with_capacity(members.len());
+    let mut unique: Vec<(&JsString, &Json)> = Vec::with_capacity(members.len());
+    for (key, value) in members {
+        match position.get(key) {
+            Some(&index) => unique[index].1 = value,
+            None => {
+                position.insert(key, unique.len());
+                unique.push((key, value));
+            }
+        }
+    }
+    let mut indices: Vec<(u32, (&JsString, &Json))> = Vec::new();
+    let mut names = Vec::with_capacity(unique.len());
+    for member in unique {
+        match array_index(member.0.units()) {
+            Some(index) => indices.push((index, member)),
+            None => names.push(member),
+        }
+    }
+    indices.sort_by_key(|(index, _)| *index);
+    indices
+        .into_iter()
+        .map(|(_, member)| member)
+        .chain(names)
+        .collect()
+}
+
+/// The numeric value of a canonical array index key: decimal digits without
+/// a leading zero (except `"0"` itself), at most 2^32 − 2.
+fn array_index(key: &[u16]) -> Option<u32> {
+    if key.is_empty() || key.len() > 10 || (key.len() > 1 && key[0] == u16::from(b'0')) {
+        return None;
+    }
+    let mut value: u64 = 0;
+    for &unit in key {
+        let digit = unit.checked_sub(u16::from(b'0')).filter(|d| *d <= 9)?;
+        value = value * 10 + u64::from(digit);
+    }
+    u32::try_from(value).ok().filter(|v| *v != u32::MAX)
+}
+
+/// ECMAScript `Number::toString`, and `null` for non-finite values as
+/// `JSON.stringify` writes them (spec `json.stringify.numbers`).
+fn write_number(number: f64, out: &mut String) {
+    if !number.is_finite() {
+        out.push_str("null");
+    } else if number == 0.0 {
+        out.push('0');
+    } else {
+        out.push_str(ryu_js::Buffer::new().format_finite(number));
+    }
+}
+
+/// Code points that a reader of a vector file or a report could not see or
+/// tell apart, written as escapes when `escape_invisible` is set.
+fn is_invisible(unit: u16) -> bool {
+    matches!(
+        unit,
+        0x007F..=0x00A0
+            | 0x00AD
+            | 0x034F
+            | 0x061C
+            | 0x115F
+            | 0x1160
+            | 0x1680
+            | 0x180E
+            | 0x2000..=0x200F
+            | 0x2028..=0x202F
+            | 0x205F..=0x206F
+            | 0x3000
+            | 0x3164
+            | 0xFE00..=0xFE0F
+            | 0xFEFF
+            | 0xFFA0
+            | 0xFFF0..=0xFFFF
+    )
+}
+
+fn push_unicode_escape(unit: u16, out: &mut String) {
+    out.push_str(&format!("\\u{unit:04x}"));
+}
+
+/// `JSON.stringify`'s `QuoteJSONString` (ES2019+, well-formed): short
+/// escapes, other controls and lone surrogates as lowercase `\u` escapes,
+/// everything else raw.
+fn write_string(units: &[u16], escape_invisible: bool, out: &mut String) {
+    out.push('"');
+    let mut index = 0;
+    while index < units.len() {
+        let unit = units[index];
+        match unit {
+            0x22 => out.push_str("\\\""),
+            0x5C => out.push_str("\\\\"),
+            0x08 => out.push_str("\\b"),
+            0x0C => out.push_str("\\f"),
+            0x0A => out.push_str("\\n"),
+            0x0D => out.push_str("\\r"),
+            0x09 => out.push_str("\\t"),
+            0..=0x1F => push_unicode_escape(unit, out),
+            _ if is_high_surrogate(unit)
+                && units.get(index + 1).copied().is_some_and(is_low_surrogate) =>
+            {
+                let low = units[index + 1];
+                let code = 0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+                out.push(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER));
+                index += 1;
+            }
+            _ if is_high_surrogate(unit) || is_low_surrogate(unit) => {
+                push_unicode_escape(unit, out)
+            }
+            _ if escape_invisible && is_invisible(unit) => push_unicode_escape(unit, out),
+            _ => out.push(char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER)),
+        }
+        index += 1;
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round(text: &str) -> String {
+        stringify(&parse(text).expect("valid JSON"))
+    }
+
+    #[test]
+    fn numbers_follow_ecmascript_formatting() {
+        assert_eq!(
+            round("[1e20,1e21,1e-7,0.000001,-0,2.5,46982672554.440796]"),
+            "[100000000000000000000,1e+21,1e-7,0.000001,0,2.5,46982672554.440796]"
+        );
+        assert_eq!(round("1e400"), "null");
+    }
+
+    #[test]
+    fn object_model_orders_index_keys_first_and_collapses_duplicates() {
+        assert_eq!(
+            round(r#"{"b":1,"2":"x","a":2,"b":3,"01":0,"0":9,"4294967295":1}"#),
+            r#"{"0":9,"2":"x","b":3,"a":2,"01":0,"4294967295":1}"#
+        );
+        assert_eq!(
+            to_wire(&parse(r#"{"b":1,"b":2}"#).expect("valid")),
+            r#"{"b":1,"b":2}"#
+        );
+    }
+
+    #[test]
+    fn lone_surrogates_survive_a_round_trip() {
+        assert_eq!(
+            round(r#""\uD800a\udc00\ud83d\ude00""#),
+            "\"\\ud800a\\udc00\u{1F600}\""
+        );
+    }
+
+    #[test]
+    fn rejects_what_json_parse_rejects() {
+        for bad in [
+            "", "01", "1.", "+1", "[1,]", "{\"a\"}", "\"\t\"", "'a'", "nul", "1 2", "\"\\x\"",
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} parsed");
+        }
+        let deep = "[".repeat(MAX_DEPTH + 1);
+        assert!(parse(&deep).is_err());
+    }
+}

@@ -1,0 +1,168 @@
+//! JavaScript string semantics (spec `wire.strings.*`).
+//!
+//! Every string in the session-reference contract is a JavaScript string: a
+//! sequence of UTF-16 code units that may contain lone surrogates. Rust's
+//! `String` cannot hold those, so the reference works on [`JsString`] and
+//! borrowed `&[u16]` slices, with `&str` conveniences on top.
+
+pub mod json;
+
+use std::fmt;
+
+/// An owned JavaScript string: UTF-16 code units, lone surrogates allowed.
+#[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JsString(Vec<u16>);
+
+impl JsString {
+    /// Wraps code units as they are.
+    pub fn from_units(units: Vec<u16>) -> Self {
+        Self(units)
+    }
+
+    /// The code units.
+    pub fn units(&self) -> &[u16] {
+        &self.0
+    }
+
+    /// Consumes the string, returning its code units.
+    pub fn into_units(self) -> Vec<u16> {
+        self.0
+    }
+
+    /// Number of UTF-16 code units (JavaScript `length`).
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True for the empty string.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The string as Rust text when it holds no lone surrogate.
+    pub fn to_str(&self) -> Option<String> {
+        String::from_utf16(&self.0).ok()
+    }
+
+    /// The string as Rust text, lone surrogates replaced by U+FFFD (what
+    /// Node's `Buffer.from(s, "utf8")` writes for them).
+    pub fn to_string_lossy(&self) -> String {
+        String::from_utf16_lossy(&self.0)
+    }
+}
+
+impl From<&str> for JsString {
+    fn from(text: &str) -> Self {
+        Self(text.encode_utf16().collect())
+    }
+}
+
+impl From<String> for JsString {
+    fn from(text: String) -> Self {
+        Self::from(text.as_str())
+    }
+}
+
+impl fmt::Debug for JsString {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&json::quote_visible(&self.0))
+    }
+}
+
+/// Length in code units of the code point starting at `index`: 2 for a
+/// surrogate pair, else 1. JavaScript regular expressions under the `u` flag
+/// step by these code points; a lone surrogate is one code point.
+pub fn code_point_len(units: &[u16], index: usize) -> usize {
+    match (units.get(index), units.get(index + 1)) {
+        (Some(high), Some(low)) if is_high_surrogate(*high) && is_low_surrogate(*low) => 2,
+        _ => 1,
+    }
+}
+
+/// U+D800..U+DBFF.
+pub fn is_high_surrogate(unit: u16) -> bool {
+    (0xD800..=0xDBFF).contains(&unit)
+}
+
+/// U+DC00..U+DFFF.
+pub fn is_low_surrogate(unit: u16) -> bool {
+    (0xDC00..=0xDFFF).contains(&unit)
+}
+
+/// JavaScript line terminators: what the regular-expression `.` never
+/// matches (spec `mention.parse.label-escape`).
+pub fn is_line_terminator(unit: u16) -> bool {
+    matches!(unit, 0x000A | 0x000D | 0x2028 | 0x2029)
+}
+
+/// JavaScript `\s` (WhiteSpace and LineTerminator), which differs from
+/// Unicode `White_Space`: U+FEFF is in, U+0085 is out (spec
+/// `mention.parse.js-whitespace`). All of them are BMP code points, so one
+/// code unit decides.
+pub fn is_js_whitespace(unit: u16) -> bool {
+    matches!(
+        unit,
+        0x0009..=0x000D
+            | 0x0020
+            | 0x00A0
+            | 0x1680
+            | 0x2000..=0x200A
+            | 0x2028
+            | 0x2029
+            | 0x202F
+            | 0x205F
+            | 0x3000
+            | 0xFEFF
+    )
+}
+
+/// UTF-8 length of the string as Node's `Buffer.byteLength(s, "utf8")`
+/// counts it: a lone surrogate is written as U+FFFD, three bytes.
+pub fn utf8_len(units: &[u16]) -> usize {
+    let mut total = 0;
+    let mut index = 0;
+    while index < units.len() {
+        let unit = units[index];
+        let step = code_point_len(units, index);
+        total += match unit {
+            0..=0x7F => 1,
+            0x80..=0x7FF => 2,
+            _ if step == 2 => 4,
+            _ => 3,
+        };
+        index += step;
+    }
+    total
+}
+
+/// Appends the UTF-8 encoding of `units` to `out`, each lone surrogate as
+/// U+FFFD (`Buffer.from(s, "utf8")`).
+pub fn push_utf8_lossy(units: &[u16], out: &mut Vec<u8>) {
+    for decoded in char::decode_utf16(units.iter().copied()) {
+        let ch = decoded.unwrap_or(char::REPLACEMENT_CHARACTER);
+        let mut buffer = [0u8; 4];
+        out.extend_from_slice(ch.encode_utf8(&mut buffer).as_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf8_len_counts_lone_surrogates_as_three_bytes() {
+        let units = [0x61, 0xD800, 0xD83D, 0xDE00, 0x754C, 0xE9, 0xDC00];
+        assert_eq!(utf8_len(&units), 1 + 3 + 4 + 3 + 2 + 3);
+        let mut bytes = Vec::new();
+        push_utf8_lossy(&units, &mut bytes);
+        assert_eq!(bytes.len(), utf8_len(&units));
+    }
+
+    #[test]
+    fn js_whitespace_differs_from_unicode_white_space() {
+        assert!(is_js_whitespace(0xFEFF));
+        assert!(!is_js_whitespace(0x0085));
+        assert!(!is_js_whitespace(0x200B));
+        assert_eq!((0..=0xFFFFu16).filter(|u| is_js_whitespace(*u)).count(), 25);
+    }
+}

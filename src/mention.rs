@@ -1,0 +1,323 @@
+//! Inline mentions: `@[label](dsh-session:…)` and bare URIs (spec `mention.*`).
+//!
+//! [`parse`] reproduces upstream's global, Unicode-mode regular expression
+//! match for match, but in linear time: upstream retries the label scan from
+//! every `@[`, which is quadratic on text full of unclosed `@[`.
+
+use crate::error::Error;
+use crate::js::{code_point_len, is_js_whitespace, is_line_terminator, JsString};
+use crate::uri::{self, is_payload_unit, SCHEME_UNITS};
+
+const AT: u16 = b'@' as u16;
+const COLON: u16 = b':' as u16;
+const OPEN_BRACKET: u16 = b'[' as u16;
+const CLOSE_BRACKET: u16 = b']' as u16;
+const OPEN_PAREN: u16 = b'(' as u16;
+const CLOSE_PAREN: u16 = b')' as u16;
+const BACKSLASH: u16 = b'\\' as u16;
+
+/// One reference found in a text: the decoded session id and its label.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reference {
+    /// The decoded session id.
+    pub session_id: JsString,
+    /// The unescaped label of an explicit mention, or the id for a bare URI.
+    pub label: JsString,
+}
+
+/// The result of [`parse`]: the readable text and the references in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parsed {
+    /// The text with every match replaced by `@` and its label.
+    pub text: JsString,
+    /// Every reference, in order of appearance, duplicates kept.
+    pub references: Vec<Reference>,
+}
+
+/// Formats a mention: `@[` + escaped label + `](` + URI + `)`. The label
+/// defaults to the id only when absent; `Some("")` gives `@[](…)`
+/// (spec `mention.format.form`, `mention.format.escape`).
+pub fn format(session_id: &[u16], label: Option<&[u16]>) -> JsString {
+    let label = label.unwrap_or(session_id);
+    let encoded = uri::encode(session_id);
+    let mut out = Vec::with_capacity(label.len() + encoded.len() + 5);
+    out.extend_from_slice(&[AT, OPEN_BRACKET]);
+    for &unit in label {
+        if unit == BACKSLASH || unit == CLOSE_BRACKET {
+            out.push(BACKSLASH);
+        }
+        out.push(unit);
+    }
+    out.extend_from_slice(&[CLOSE_BRACKET, OPEN_PAREN]);
+    out.extend(encoded.encode_utf16());
+    out.push(CLOSE_PAREN);
+    JsString::from_units(out)
+}
+
+/// Parses every mention and bare URI in `text`, left to right, replacing each
+/// with `@` + label. Any match whose URI does not decode fails the whole call
+/// (spec `mention.parse.all-or-nothing`).
+pub fn parse(text: &[u16]) -> Result<Parsed, Error> {
+    Scanner::new(text).run()
+}
+
+/// A match of either alternative of the upstream pattern.
+struct Match {
+    start: usize,
+    end: usize,
+    /// The URI: `dsh-session:` and what followed it.
+    uri: (usize, usize),
+    /// The raw (still escaped) label of an explicit mention.
+    raw_label: Option<(usize, usize)>,
+}
+
+struct Scanner<'a> {
+    text: &'a [u16],
+    /// An explicit mention whose label starts at or before this position
+    /// cannot match: an earlier attempt scanned through it and failed, and
+    /// the label scan from any `@[` inside that region follows the same path
+    /// (spec `mention.parse.label`). This is what makes the scan linear.
+    failed_labels_until: usize,
+    /// The last URI run scanned in an explicit mention: `(start, stop)`,
+    /// where `stop` is the first whitespace or `)` at or after `start`.
+    last_uri_run: Option<(usize, usize)>,
+}
+
+impl<'a> Scanner<'a> {
+    fn new(text: &'a [u16]) -> Self {
+        Self {
+            text,
+            failed_labels_until: 0,
+            last_uri_run: None,
+        }
+    }
+
+    fn run(mut self) -> Result<Parsed, Error> {
+        let text = self.text;
+        let mut out: Vec<u16> = Vec::new();
+        let mut references = Vec::new();
+        let mut copied_until = 0;
+        let mut position = 0;
+        while let Some(found) = find_anchor(text, position) {
+            let matched = if text[found] == AT {
+                self.explicit_at(found)
+            } else {
+                bare_ending_at_colon(text, found, position)
+            };
+            let Some(matched) = matched else {
+                position = found + 1;
+                continue;
+            };
+            let (uri_start, uri_end) = matched.uri;
+            let session_id = uri::decode(&text[uri_start..uri_end])?;
+            let label = match matched.raw_label {
+                Some((label_start, label_end)) => unescape_label(&text[label_start..label_end]),
+                None => session_id.clone(),
+            };
+            out.extend_from_slice(&text[copied_until..matched.start]);
+            out.push(AT);
+            out.extend_from_slice(label.units());
+            references.push(Reference { session_id, label });
+            copied_until = matched.end;
+            position = matched.end;
+        }
+        if references.is_empty() {
+            return Ok(Parsed {
+                text: JsString::from_units(text.to_vec()),
+                references,
+            });
+        }
+        out.extend_from_slice(&text[copied_until..]);
+        Ok(Parsed {
+            text: JsString::from_units(out),
+            references,
+        })
+    }
+
+    /// Alternative A at `at`: `@[` label `](dsh-session:` run `)`
+    /// (spec `mention.parse.explicit`).
+    fn explicit_at(&mut self, at: usize) -> Option<Match> {
+        let text = self.text;
+        if text.get(at + 1) != Some(&OPEN_BRACKET) {
+            return None;
+        }
+        let label_start = at + 2;
+        if label_start <= self.failed_labels_until {
+            return None;
+        }
+        let close = match scan_label(text, label_start) {
+            Ok(close) => close,
+            Err(stopped_at) => {
+                self.failed_labels_until = stopped_at;
+                return None;
+            }
+        };
+        let matched = self.uri_after_label(at, label_start, close);
+        if matched.is_none() {
+            self.failed_labels_until = close;
+        }
+        matched
+    }
+
+    fn uri_after_label(&mut self, at: usize, label_start: usize, close: usize) -> Option<Match> {
+        let text = self.text;
+        let uri_start = close + 2;
+        if text.get(close + 1) != Some(&OPEN_PAREN) || !text[uri_start..].starts_with(&SCHEME_UNITS)
+        {
+            return None;
+        }
+        let run_start = uri_start + SCHEME_UNITS.len();
+        let stop = match self.last_uri_run {
+            Some((start, stop)) if start <= run_start && run_start <= stop => stop,
+            _ => text[run_start..]
+                .iter()
+                .position(|&unit| unit == CLOSE_PAREN || is_js_whitespace(unit))
+                .map_or(text.len(), |offset| run_start + offset),
+        };
+        self.last_uri_run = Some((run_start, stop));
+        (text.get(stop) == Some(&CLOSE_PAREN)).then_some(Match {
+            start: at,
+            end: stop + 1,
+            uri: (uri_start, stop),
+            raw_label: Some((label_start, close)),
+        })
+    }
+}
+
+/// Scans a label from `start`: units are a backslash with the code point
+/// after it (never a line terminator), or any code point but `\` and `]`.
+/// Returns the position of the closing `]`, or where the scan failed.
+fn scan_label(text: &[u16], start: usize) -> Result<usize, usize> {
+    let mut index = start;
+    while index < text.len() {
+        match text[index] {
+            CLOSE_BRACKET => return Ok(index),
+            BACKSLASH => match text.get(index + 1) {
+                Some(&next) if !is_line_terminator(next) => {
+                    index += 1 + code_point_len(text, index + 1);
+                }
+                _ => return Err(index),
+            },
+            _ => index += code_point_len(text, index),
+        }
+    }
+    Err(text.len())
+}
+
+/// Alternative B whose scheme colon is at `colon`: `dsh-session:` then one or
+/// more payload units, greedily, with no boundary on either side
+/// (spec `mention.parse.bare`). `not_before` is where scanning resumed.
+fn bare_ending_at_colon(text: &[u16], colon: usize, not_before: usize) -> Option<Match> {
+    let scheme_len = SCHEME_UNITS.len();
+    let start = (colon + 1).checked_sub(scheme_len)?;
+    if start < not_before || text[start..=colon] != SCHEME_UNITS {
+        return None;
+    }
+    let payload_len = text[colon + 1..]
+        .iter()
+        .take_while(|unit| is_payload_unit(**unit))
+        .count();
+    (payload_len > 0).then_some(Match {
+        start,
+        end: colon + 1 + payload_len,
+        uri: (start, colon + 1 + payload_len),
+        raw_label: None,
+    })
+}
+
+/// The label with each backslash escape replaced by the code point it
+/// escapes (spec `mention.parse.label-unescape`).
+fn unescape_label(raw: &[u16]) -> JsString {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut index = 0;
+    while index < raw.len() {
+        if raw[index] == BACKSLASH && index + 1 < raw.len() {
+            index += 1;
+        }
+        let step = code_point_len(raw, index);
+        out.extend_from_slice(&raw[index..index + step]);
+        index += step;
+    }
+    JsString::from_units(out)
+}
+
+/// The first `@` or `:` at or after `from`: every match starts at an `@`
+/// (explicit) or ends its scheme with a `:` (bare). Chunks are tested with a
+/// branch-free fold that the compiler vectorizes, so mention-free prose is
+/// scanned at memory speed.
+fn find_anchor(text: &[u16], from: usize) -> Option<usize> {
+    const CHUNK: usize = 32;
+    let is_anchor = |unit: u16| unit == AT || unit == COLON;
+    let rest = text.get(from..)?;
+    let mut chunks = rest.chunks_exact(CHUNK);
+    let mut offset = from;
+    for chunk in &mut chunks {
+        if chunk.iter().fold(false, |hit, &unit| hit | is_anchor(unit)) {
+            return chunk
+                .iter()
+                .position(|&unit| is_anchor(unit))
+                .map(|p| offset + p);
+        }
+        offset += CHUNK;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&unit| is_anchor(unit))
+        .map(|p| offset + p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn units(text: &str) -> Vec<u16> {
+        text.encode_utf16().collect()
+    }
+
+    fn parsed(text: &str) -> (String, Vec<(String, String)>) {
+        let result = parse(&units(text)).expect("parses");
+        (
+            result.text.to_string_lossy(),
+            result
+                .references
+                .iter()
+                .map(|r| (r.session_id.to_string_lossy(), r.label.to_string_lossy()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn explicit_and_bare_mentions() {
+        let (text, refs) = parsed("hi @[Lab](dsh-session:InMxIg) and dsh-session:InMyIg.");
+        assert_eq!(text, "hi @Lab and @s2.");
+        assert_eq!(
+            refs,
+            [("s1".into(), "Lab".into()), ("s2".into(), "s2".into())]
+        );
+    }
+
+    #[test]
+    fn broken_explicit_mention_falls_through_to_bare() {
+        assert_eq!(parsed("@[x](dsh-session:InMxIg )").0, "@[x](@s1 )");
+        assert_eq!(
+            parsed("@[@[x](dsh-session:InMxIg)](dsh-session:InMyIg)").0,
+            "@@[x](@s2)"
+        );
+    }
+
+    #[test]
+    fn many_unclosed_brackets_do_not_match() {
+        let text = "@[".repeat(1000) + "dsh-session:InMxIg";
+        assert_eq!(parsed(&text).1.len(), 1);
+    }
+
+    #[test]
+    fn format_escapes_backslash_and_bracket() {
+        let mention = format(&units("a]b\\c"), None);
+        assert_eq!(
+            mention.to_string_lossy(),
+            "@[a\\]b\\\\c](dsh-session:ImFdYlxcYyI)"
+        );
+    }
+}

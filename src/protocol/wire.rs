@@ -1,0 +1,135 @@
+//! Protocol messages and their exact JSON form (spec `protocol.framing`).
+
+use crate::error::Error;
+use crate::js::json::{self, Json};
+use crate::js::JsString;
+
+/// The error code for an op the implementation does not know.
+pub const UNSUPPORTED: &str = "UNSUPPORTED";
+/// The error code for a failure outside the contract (no stable code).
+pub const INTERNAL: &str = "INTERNAL";
+
+/// One request: `{"id", "op", "input"}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    /// Correlates the response; any JavaScript string.
+    pub id: JsString,
+    /// The operation, such as `uri/decode`.
+    pub op: String,
+    /// The operation's input object.
+    pub input: Json,
+}
+
+impl Request {
+    /// Reads a request line. The error names what is wrong.
+    pub fn from_line(line: &str) -> Result<Request, String> {
+        let value = json::parse(line).map_err(|error| format!("request is not JSON: {error}"))?;
+        let id = value
+            .get("id")
+            .and_then(Json::as_js_str)
+            .cloned()
+            .ok_or("request has no string \"id\"")?;
+        let op = value
+            .get("op")
+            .and_then(Json::as_string)
+            .ok_or("request has no string \"op\"")?;
+        let input = value
+            .get("input")
+            .filter(|input| input.as_object().is_some())
+            .cloned()
+            .ok_or("request has no object \"input\"")?;
+        Ok(Request { id, op, input })
+    }
+
+    /// The request as one line of JSON (no newline), input members exactly
+    /// as written.
+    pub fn to_line(&self) -> String {
+        json::to_wire(&Json::Object(vec![
+            (JsString::from("id"), Json::String(self.id.clone())),
+            (JsString::from("op"), Json::str(&self.op)),
+            (JsString::from("input"), self.input.clone()),
+        ]))
+    }
+}
+
+/// What an operation answered: an output, or an error code and message.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// `{"output": …}`
+    Output(Json),
+    /// `{"error": {"code", "message"}}`
+    Error {
+        /// One of the seven stable codes, `UNSUPPORTED` or `INTERNAL`.
+        code: String,
+        /// A human-readable diagnosis; never compared.
+        message: String,
+    },
+}
+
+impl Outcome {
+    /// An `INTERNAL` failure.
+    pub fn internal(message: impl Into<String>) -> Outcome {
+        Outcome::Error {
+            code: INTERNAL.to_owned(),
+            message: message.into(),
+        }
+    }
+}
+
+impl From<Error> for Outcome {
+    fn from(error: Error) -> Self {
+        Outcome::Error {
+            code: error.code.as_str().to_owned(),
+            message: error.message,
+        }
+    }
+}
+
+/// One response: the request's id and its outcome.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Response {
+    /// The id of the request answered; `None` when the request had none.
+    pub id: Option<JsString>,
+    /// The outcome.
+    pub outcome: Outcome,
+}
+
+impl Response {
+    /// The response as one line of JSON (no newline).
+    pub fn to_line(&self) -> String {
+        let id = self.id.clone().map_or(Json::Null, Json::String);
+        let body = match &self.outcome {
+            Outcome::Output(output) => (JsString::from("output"), output.clone()),
+            Outcome::Error { code, message } => (
+                JsString::from("error"),
+                Json::object([("code", Json::str(code)), ("message", Json::str(message))]),
+            ),
+        };
+        json::to_wire(&Json::Object(vec![(JsString::from("id"), id), body]))
+    }
+
+    /// Reads a response line. The error names what is wrong.
+    pub fn from_line(line: &str) -> Result<Response, String> {
+        let value = json::parse(line).map_err(|error| format!("response is not JSON: {error}"))?;
+        let id = match value.get("id") {
+            Some(Json::String(id)) => Some(id.clone()),
+            Some(Json::Null) => None,
+            _ => return Err("response has no string \"id\"".to_owned()),
+        };
+        let outcome = match (value.get("output"), value.get("error")) {
+            (Some(output), None) => Outcome::Output(output.clone()),
+            (None, Some(error)) => Outcome::Error {
+                code: error
+                    .get("code")
+                    .and_then(Json::as_string)
+                    .ok_or("response error has no string \"code\"")?,
+                message: error
+                    .get("message")
+                    .and_then(Json::as_string)
+                    .unwrap_or_default(),
+            },
+            _ => return Err("response needs exactly one of \"output\" and \"error\"".to_owned()),
+        };
+        Ok(Response { id, outcome })
+    }
+}

@@ -1,0 +1,208 @@
+//! Implementations under test: the built-in reference, or any program that
+//! speaks the adapter protocol (spec `protocol.framing`).
+
+use crate::js::json::Json;
+use crate::js::JsString;
+use crate::protocol::dispatch;
+use crate::protocol::wire::{Outcome, Request, Response};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::Duration;
+
+/// What `describe` answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Description {
+    /// The implementation's name.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+    /// The features it declares.
+    pub features: Vec<String>,
+}
+
+impl Description {
+    fn from_output(output: &Json) -> Result<Description, String> {
+        let text = |name: &str| {
+            output
+                .get(name)
+                .and_then(Json::as_string)
+                .ok_or(format!("describe output has no string \"{name}\""))
+        };
+        let features = output
+            .get("features")
+            .and_then(Json::as_array)
+            .ok_or("describe output has no array \"features\"")?
+            .iter()
+            .map(|feature| feature.as_string().ok_or("features must be strings"))
+            .collect::<Result<_, _>>()?;
+        Ok(Description {
+            name: text("name")?,
+            version: text("version")?,
+            features,
+        })
+    }
+}
+
+/// An implementation the runner can drive.
+pub trait Implementation {
+    /// Asks for name, version and features.
+    fn describe(&mut self) -> Result<Description, String>;
+    /// Runs one op. `Err` is a protocol failure (crash, hang, garbage, wrong
+    /// id), not a contract error: those are [`Outcome::Error`].
+    fn call(&mut self, op: &str, input: &Json) -> Result<Outcome, String>;
+}
+
+/// The reference implementation, called in process.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BuiltIn;
+
+impl Implementation for BuiltIn {
+    fn describe(&mut self) -> Result<Description, String> {
+        Description::from_output(&dispatch::describe())
+    }
+
+    fn call(&mut self, op: &str, input: &Json) -> Result<Outcome, String> {
+        Ok(dispatch::handle(op, input))
+    }
+}
+
+/// A program started with `sh -c COMMAND`, one request a line. After a
+/// protocol failure the process is killed and started again on the next
+/// call, so one bad answer costs one vector.
+pub struct External {
+    command: String,
+    timeout: Duration,
+    running: Option<Running>,
+    next_id: u64,
+}
+
+struct Running {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<std::io::Result<Vec<u8>>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // The process may already be gone; there is nothing left to report.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl External {
+    /// An implementation run by `command`, each answer awaited at most
+    /// `timeout`.
+    pub fn new(command: &str, timeout: Duration) -> External {
+        External {
+            command: command.to_owned(),
+            timeout,
+            running: None,
+            next_id: 0,
+        }
+    }
+
+    fn start(&mut self) -> Result<(), String> {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(&self.command)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|error| format!("cannot start {:?}: {error}", self.command))?;
+        let stdin = child.stdin.take().ok_or("child has no stdin")?;
+        let stdout = child.stdout.take().ok_or("child has no stdout")?;
+        let (sender, lines) = mpsc::channel();
+        // A reader thread, so that writing a request never deadlocks against
+        // an unread answer and a hung process can be timed out.
+        thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut line = Vec::new();
+                let read = reader.read_until(b'\n', &mut line);
+                let done = matches!(read, Ok(0) | Err(_));
+                if sender.send(read.map(|_| line)).is_err() || done {
+                    break;
+                }
+            }
+        });
+        self.running = Some(Running {
+            child,
+            stdin,
+            lines,
+        });
+        self.next_id = 0;
+        Ok(())
+    }
+
+    fn exchange(&mut self, op: &str, input: &Json) -> Result<Outcome, String> {
+        if self.running.is_none() {
+            self.start()?;
+            if op != "describe" {
+                self.exchange("describe", &Json::Object(Vec::new()))?;
+            }
+        }
+        let id = JsString::from(self.next_id.to_string());
+        self.next_id += 1;
+        let request = Request {
+            id: id.clone(),
+            op: op.to_owned(),
+            input: input.clone(),
+        };
+        let running = self.running.as_mut().ok_or("implementation not running")?;
+        writeln!(running.stdin, "{}", request.to_line())
+            .and_then(|()| running.stdin.flush())
+            .map_err(|error| format!("cannot write request: {error}"))?;
+        let line = match running.lines.recv_timeout(self.timeout) {
+            Ok(Ok(line)) if line.is_empty() => {
+                let status = running.child.try_wait().ok().flatten();
+                return Err(match status {
+                    Some(status) => format!("implementation exited ({status}) without answering"),
+                    None => "implementation closed its output without answering".to_owned(),
+                });
+            }
+            Ok(Ok(line)) => line,
+            Ok(Err(error)) => return Err(format!("cannot read answer: {error}")),
+            Err(RecvTimeoutError::Timeout) => {
+                return Err(format!("no answer within {:?}", self.timeout))
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err("implementation output closed".to_owned())
+            }
+        };
+        let text = std::str::from_utf8(&line).map_err(|_| "answer is not UTF-8".to_owned())?;
+        let response = Response::from_line(text.trim_end_matches(['\n', '\r']))?;
+        if response.id.as_ref() != Some(&id) {
+            return Err(format!(
+                "answer has id {:?}, expected {:?}",
+                response.id.map(|id| id.to_string_lossy()),
+                id.to_string_lossy()
+            ));
+        }
+        Ok(response.outcome)
+    }
+
+    fn call_or_restart(&mut self, op: &str, input: &Json) -> Result<Outcome, String> {
+        let result = self.exchange(op, input);
+        if result.is_err() {
+            self.running = None;
+        }
+        result
+    }
+}
+
+impl Implementation for External {
+    fn describe(&mut self) -> Result<Description, String> {
+        match self.call_or_restart("describe", &Json::Object(Vec::new()))? {
+            Outcome::Output(output) => Description::from_output(&output),
+            Outcome::Error { code, message } => Err(format!("describe failed: {code}: {message}")),
+        }
+    }
+
+    fn call(&mut self, op: &str, input: &Json) -> Result<Outcome, String> {
+        self.call_or_restart(op, input)
+    }
+}

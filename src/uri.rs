@@ -1,0 +1,104 @@
+//! The canonical `dsh-session:` URI (spec `uri.*`).
+
+use crate::error::{Error, ErrorCode};
+use crate::js::json::{self, Json};
+use crate::js::JsString;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+
+/// The URI scheme, with its colon (spec `uri.scheme`).
+pub const SCHEME: &str = "dsh-session:";
+
+/// The scheme as UTF-16 code units, for scanning JavaScript strings.
+pub(crate) const SCHEME_UNITS: [u16; 12] = {
+    let bytes = SCHEME.as_bytes();
+    let mut units = [0u16; 12];
+    let mut index = 0;
+    while index < 12 {
+        units[index] = bytes[index] as u16;
+        index += 1;
+    }
+    units
+};
+
+/// True for the payload alphabet: base64url, `A–Z a–z 0–9 - _`
+/// (spec `uri.decode.alphabet`).
+pub fn is_payload_unit(unit: u16) -> bool {
+    matches!(unit, 0x41..=0x5A | 0x61..=0x7A | 0x30..=0x39 | 0x2D | 0x5F)
+}
+
+/// Encodes a session id: the scheme, then the unpadded base64url of the
+/// UTF-8 of the id's `JSON.stringify` literal (spec `uri.encode.form`).
+pub fn encode(session_id: &[u16]) -> String {
+    let literal = json::quote(session_id);
+    let mut uri = String::with_capacity(SCHEME.len() + literal.len().div_ceil(3) * 4);
+    uri.push_str(SCHEME);
+    URL_SAFE_NO_PAD.encode_string(literal.as_bytes(), &mut uri);
+    uri
+}
+
+/// Decodes a URI back to its session id. Succeeds exactly for the URIs that
+/// [`encode`] produces (spec `uri.decode.accept-set`); everything else is
+/// `SESSION_REFERENCE_INVALID_REFERENCE`.
+pub fn decode(uri: &[u16]) -> Result<JsString, Error> {
+    decode_canonical(uri).ok_or_else(|| invalid_uri(uri))
+}
+
+fn decode_canonical(uri: &[u16]) -> Option<JsString> {
+    let payload = uri.strip_prefix(&SCHEME_UNITS[..])?;
+    if payload.is_empty() || !payload.iter().all(|unit| is_payload_unit(*unit)) {
+        return None;
+    }
+    let payload: Vec<u8> = payload.iter().map(|unit| *unit as u8).collect();
+    // Strict base64url: a length of 1 mod 4 or non-zero trailing bits can
+    // only come from a non-canonical payload, so rejecting them here agrees
+    // with upstream's lenient decode followed by its re-encode comparison.
+    let literal = URL_SAFE_NO_PAD.decode(payload).ok()?;
+    let text = std::str::from_utf8(&literal).ok()?;
+    let Json::String(session_id) = json::parse(text).ok()? else {
+        return None;
+    };
+    (json::quote(session_id.units()).as_bytes() == literal.as_slice()).then_some(session_id)
+}
+
+/// Upstream's message: `invalid session reference URI ` + `JSON.stringify(uri)`.
+fn invalid_uri(uri: &[u16]) -> Error {
+    Error::new(
+        ErrorCode::InvalidReference,
+        format!("invalid session reference URI {}", json::quote(uri)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn units(text: &str) -> Vec<u16> {
+        text.encode_utf16().collect()
+    }
+
+    #[test]
+    fn encodes_like_upstream() {
+        assert_eq!(encode(&units("abc")), "dsh-session:ImFiYyI");
+        assert_eq!(encode(&[0x61, 0xD800, 0x62]), "dsh-session:ImFcdWQ4MDBiIg");
+        assert_eq!(encode(&units("<tag>")), "dsh-session:Ijx0YWc-Ig");
+    }
+
+    #[test]
+    fn decodes_only_canonical_uris() {
+        assert_eq!(
+            decode(&units("dsh-session:ImFiYyI")),
+            Ok(JsString::from("abc"))
+        );
+        for bad in [
+            "dsh-session:",
+            "dsh-session:IiJ",
+            "dsh-session:ImFiY2QiQ",
+            "dsh-session:Ilx1MDA2MSI",
+            "dsh-session:bnVsbA",
+        ] {
+            let error = decode(&units(bad)).expect_err(bad);
+            assert_eq!(error.code, ErrorCode::InvalidReference);
+        }
+    }
+}

@@ -41,7 +41,7 @@ pub fn mention_parse(data: &[u8]) {
         );
         assert_eq!(
             again.references,
-            [reference.clone()],
+            std::slice::from_ref(reference),
             "parse(format(r)).references"
         );
     }

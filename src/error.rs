@@ -1,4 +1,4 @@
-//! Errors as values with the seven stable codes (spec `errors.*`).
+//! Errors as values with the seven stable codes (spec `protocol.errors`).
 
 use std::fmt;
 

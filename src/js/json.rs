@@ -424,7 +424,8 @@ impl Writer {
             Json::Null => out.push_str("null"),
             Json::Bool(true) => out.push_str("true"),
             Json::Bool(false) => out.push_str("false"),
-            Json::Number(number) => write_number(*number, out),
+            Json::Number(number) if self.js_object_model => write_number(*number, out),
+            Json::Number(number) => write_number_exact(*number, out),
             Json::String(text) => write_string(text.units(), self.escape_invisible, out),
         }
     }
@@ -521,6 +522,20 @@ fn write_number(number: f64, out: &mut String) {
         out.push('0');
     } else {
         out.push_str(ryu_js::Buffer::new().format_finite(number));
+    }
+}
+
+/// A number spelled so that reading it back gives the same double: `-0`
+/// keeps its sign and infinities (from literals too large for a double) are
+/// written as literals that overflow again. For [`to_wire`] and
+/// [`to_pretty`], which must not change what a peer's `JSON.parse` builds.
+fn write_number_exact(number: f64, out: &mut String) {
+    if number.is_infinite() {
+        out.push_str(if number > 0.0 { "1e999" } else { "-1e999" });
+    } else if number == 0.0 && number.is_sign_negative() {
+        out.push_str("-0");
+    } else {
+        write_number(number, out);
     }
 }
 

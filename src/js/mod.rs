@@ -1,4 +1,4 @@
-//! JavaScript string semantics (spec `wire.strings.*`).
+//! JavaScript string semantics (spec `wire.strings.utf16`).
 //!
 //! Every string in the session-reference contract is a JavaScript string: a
 //! sequence of UTF-16 code units that may contain lone surrogates. Rust's

@@ -247,3 +247,118 @@ fn difference_at(path: &str, expected: &Json, actual: &Json) -> Option<String> {
         _ => Some(format!("first difference at {path}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::js::JsString;
+
+    fn vector(expect: Expect) -> Vector {
+        Vector {
+            id: "uri.encode.example".to_owned(),
+            rules: vec!["uri.encode.form".to_owned()],
+            description: "example".to_owned(),
+            op: "uri/encode".to_owned(),
+            features: vec!["uri".to_owned()],
+            input: Json::object([("sessionId", Json::str("abc"))]),
+            expect,
+        }
+    }
+
+    #[test]
+    fn filters_match_substrings_and_wildcards() {
+        assert!(matches_filter("decode", "uri.decode.ascii"));
+        assert!(matches_filter("uri.*.ascii", "uri.decode.ascii"));
+        assert!(matches_filter("*ascii", "uri.decode.ascii"));
+        assert!(!matches_filter("mention.*", "uri.decode.ascii"));
+        assert!(!matches_filter("uri.*.x*y", "uri.decode.ascii"));
+    }
+
+    #[test]
+    fn member_order_is_part_of_the_output() {
+        let expected = Json::object([("a", Json::Null), ("b", Json::Null)]);
+        let actual = Json::object([("b", Json::Null), ("a", Json::Null)]);
+        let status = check(
+            &vector(Expect::Output(expected)),
+            Ok(Outcome::Output(actual)),
+        );
+        let Status::Failed(detail) = status else {
+            panic!("reordered members passed");
+        };
+        assert!(
+            detail.contains("member 0 is \"a\" expected, \"b\" found"),
+            "{detail}"
+        );
+    }
+
+    #[test]
+    fn strings_are_compared_by_code_unit_and_shown_escaped() {
+        let expected = Json::String(JsString::from_units(vec![0x61, 0xD800]));
+        let actual = Json::String(JsString::from_units(vec![0x61, 0xFFFD]));
+        let Status::Failed(detail) = check(
+            &vector(Expect::Output(expected)),
+            Ok(Outcome::Output(actual)),
+        ) else {
+            panic!("U+FFFD passed for a lone surrogate");
+        };
+        assert!(
+            detail.contains("\"a\\ud800\"") && detail.contains("code unit 1"),
+            "{detail}"
+        );
+    }
+
+    #[test]
+    fn error_codes_protocol_failures_and_unsupported() {
+        let code = "SESSION_REFERENCE_INVALID_REFERENCE";
+        let error = |code: &str| {
+            Ok(Outcome::Error {
+                code: code.to_owned(),
+                message: String::new(),
+            })
+        };
+        assert_eq!(
+            check(&vector(Expect::Error(code.to_owned())), error(code)),
+            Status::Passed
+        );
+        assert!(matches!(
+            check(&vector(Expect::Error(code.to_owned())), error("INTERNAL")),
+            Status::Failed(_)
+        ));
+        assert!(matches!(
+            check(&vector(Expect::Error(code.to_owned())), Err("hung".into())),
+            Status::Failed(_)
+        ));
+        assert_eq!(
+            check(&vector(Expect::Error(code.to_owned())), error(UNSUPPORTED)),
+            Status::SkippedUnsupported
+        );
+    }
+
+    #[test]
+    fn undeclared_features_and_filters_skip() {
+        let suite = Suite {
+            files: vec![vectors::VectorFile::for_tests(vec![vector(
+                Expect::Output(Json::str("dsh-session:ImFiYyI")),
+            )])],
+        };
+        let mut reference = adapter::BuiltIn;
+        let none = run(
+            &suite,
+            &mut reference,
+            &["mention".to_owned()],
+            &[],
+            |_, _| {},
+        );
+        assert_eq!(none.results[0].status, Status::SkippedFeature);
+        let filtered = run(
+            &suite,
+            &mut reference,
+            &["uri".to_owned()],
+            &["mention".to_owned()],
+            |_, _| {},
+        );
+        assert_eq!(filtered.results[0].status, Status::SkippedFilter);
+        let ran = run(&suite, &mut reference, &["uri".to_owned()], &[], |_, _| {});
+        assert_eq!(ran.summary(), "1 passed, 0 failed, 0 skipped");
+    }
+}

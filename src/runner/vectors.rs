@@ -209,6 +209,17 @@ impl VectorFile {
         })
     }
 
+    /// A file holding `vectors`, for unit tests of the runner.
+    #[cfg(test)]
+    pub(crate) fn for_tests(vectors: Vec<Vector>) -> VectorFile {
+        VectorFile {
+            path: PathBuf::from("test.json"),
+            description: String::new(),
+            vectors,
+            tree: Json::Null,
+        }
+    }
+
     /// The file's text with the `expect` of each vector named in `updates`
     /// replaced; everything else is kept as written.
     pub fn rewritten(&self, updates: &dyn Fn(&str) -> Option<Expect>) -> String {

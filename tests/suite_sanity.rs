@@ -1,0 +1,184 @@
+//! Checks on the suite itself: the spec's rule ids and the vectors' citations
+//! match, vector files are well-formed and canonical, and no two vectors ask
+//! the same question.
+
+use dsh_session_reference::js::json;
+use dsh_session_reference::runner::vectors::Suite;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn suite() -> Suite {
+    Suite::load(&root().join("conformance/vectors")).unwrap_or_else(|error| panic!("{error}"))
+}
+
+/// A rule of the spec: its id, its file, and whether it is marked untestable.
+struct Rule {
+    file: PathBuf,
+    untestable: bool,
+}
+
+/// Reads every `r[id]` line of `spec/*.md`. A rule is untestable when a line
+/// starting with `untestable:` follows before the next rule or heading.
+fn spec_rules() -> BTreeMap<String, Rule> {
+    let mut rules = BTreeMap::new();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(root().join("spec"))
+        .expect("spec/ exists")
+        .map(|entry| entry.expect("readable").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .collect();
+    entries.sort();
+    for path in entries {
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let mut current: Option<String> = None;
+        for line in text.lines() {
+            if let Some(id) = line
+                .strip_prefix("r[")
+                .and_then(|rest| rest.strip_suffix(']'))
+            {
+                let previous = rules.insert(
+                    id.to_owned(),
+                    Rule {
+                        file: path.clone(),
+                        untestable: false,
+                    },
+                );
+                assert!(previous.is_none(), "rule {id} is defined twice");
+                current = Some(id.to_owned());
+            } else if line.starts_with('#') {
+                current = None;
+            } else if line.starts_with("untestable:") {
+                let id = current
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("{line:?} follows no rule"));
+                rules.get_mut(id).expect("rule recorded").untestable = true;
+            }
+        }
+    }
+    rules
+}
+
+#[test]
+fn spec_coverage() {
+    let rules = spec_rules();
+    assert!(rules.len() > 30, "only {} rules found", rules.len());
+    let mut cited: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let suite = suite();
+    for (_, vector) in suite.vectors() {
+        for rule in &vector.rules {
+            assert!(
+                rules.contains_key(rule),
+                "vector {} cites unknown rule {rule}",
+                vector.id
+            );
+            cited.entry(rule).or_default().push(&vector.id);
+        }
+    }
+    let mut uncovered = Vec::new();
+    for (id, rule) in &rules {
+        let count = cited.get(id.as_str()).map_or(0, Vec::len);
+        println!("{id:45} {count:4} vectors ({})", rule.file.display());
+        if count == 0 && !rule.untestable {
+            uncovered.push(id.as_str());
+        }
+        if count > 0 && rule.untestable {
+            panic!("rule {id} is marked untestable but {count} vectors cite it");
+        }
+    }
+    assert!(uncovered.is_empty(), "rules without vectors: {uncovered:?}");
+}
+
+#[test]
+fn vector_files_are_canonical() {
+    for file in &suite().files {
+        let text = std::fs::read_to_string(&file.path).expect("readable");
+        assert_eq!(
+            text,
+            file.rewritten(&|_| None),
+            "{} is not in canonical form: run `cargo run -- regen` or reformat",
+            file.path.display()
+        );
+    }
+}
+
+#[test]
+fn no_two_vectors_ask_the_same_question() {
+    let mut seen: HashMap<String, String> = HashMap::new();
+    for (_, vector) in suite().vectors() {
+        let key = format!("{} {}", vector.op, json::to_wire(&vector.input));
+        if let Some(first) = seen.insert(key, vector.id.clone()) {
+            panic!("{} repeats the input of {first}", vector.id);
+        }
+    }
+}
+
+#[test]
+fn descriptions_are_short_statements() {
+    for (_, vector) in suite().vectors() {
+        let description = vector.description.to_lowercase();
+        assert!(
+            description.len() <= 100,
+            "{}: description too long",
+            vector.id
+        );
+        assert!(
+            !description.contains("should") && !description.contains("test that"),
+            "{}: describe the behaviour, not the test",
+            vector.id
+        );
+    }
+}
+
+#[test]
+fn ids_start_with_their_area() {
+    for (file, vector) in suite().vectors() {
+        let area = file
+            .path
+            .parent()
+            .and_then(Path::file_name)
+            .and_then(|name| name.to_str())
+            .expect("vectors live in conformance/vectors/<area>/");
+        assert!(
+            vector.id.starts_with(&format!("{area}.")),
+            "{} is not in {area}/",
+            vector.id
+        );
+    }
+}
+
+#[test]
+fn wire_group_runs_first() {
+    let suite = suite();
+    let first = suite.files.first().expect("at least one file");
+    assert!(
+        first.path.to_string_lossy().contains("/wire/"),
+        "first file is {}",
+        first.path.display()
+    );
+    let ops: Vec<&str> = suite.files[0]
+        .vectors
+        .iter()
+        .map(|v| v.op.as_str())
+        .collect();
+    assert!(ops.contains(&"mention/parse") && ops.contains(&"json/tag-safe"));
+}
+
+#[test]
+fn enough_vectors_per_foundation_area() {
+    let suite = suite();
+    let count = |prefix: &str| {
+        suite
+            .vectors()
+            .filter(|(_, v)| v.id.starts_with(prefix))
+            .count()
+    };
+    let foundation = count("uri.") + count("mention.") + count("json.");
+    assert!(
+        foundation >= 150,
+        "only {foundation} uri/mention/json vectors"
+    );
+    assert!(count("wire.") >= 10);
+}

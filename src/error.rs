@@ -87,3 +87,32 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// Why an operation failed: a contract error with a stable code, or a
+/// failure outside the contract (upstream throws a plain error without a
+/// code, such as for an unknown surface event), which adapters answer as
+/// `INTERNAL`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// A contract error.
+    Contract(Error),
+    /// A failure without a stable code.
+    Internal(String),
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        Failure::Contract(error)
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Contract(error) => error.fmt(f),
+            Failure::Internal(message) => write!(f, "INTERNAL: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for Failure {}

@@ -28,14 +28,21 @@
 #![warn(clippy::print_stdout)]
 
 pub mod checks;
+pub mod config;
 pub mod error;
 pub mod js;
 pub mod mention;
+pub mod pre_step;
+pub mod prepare;
+pub mod projection;
 pub mod protocol;
+pub mod retention;
 pub mod runner;
+pub mod spill;
+pub mod surface;
 pub mod tag_safe;
 pub mod uri;
 
-pub use error::{Error, ErrorCode};
+pub use error::{Error, ErrorCode, Failure};
 pub use js::json::Json;
 pub use js::JsString;

@@ -2,11 +2,18 @@
 //! the vector tools.
 
 use clap::{Parser, Subcommand};
+use dsh_session_reference::config::{Config, NoModels};
+use dsh_session_reference::js::json;
+use dsh_session_reference::pre_step::pre_step;
+use dsh_session_reference::prepare::{Agent, Services};
 use dsh_session_reference::protocol::server;
 use dsh_session_reference::protocol::wire::{Outcome, UNSUPPORTED};
 use dsh_session_reference::runner::adapter::{BuiltIn, External, Implementation};
 use dsh_session_reference::runner::vectors::{Expect, Suite};
 use dsh_session_reference::runner::{self, Status};
+use dsh_session_reference::spill::{FolderSpillStore, SpillStore};
+use dsh_session_reference::surface::FolderReader;
+use dsh_session_reference::{JsString, Json};
 use std::collections::HashMap;
 use std::io;
 use std::path::PathBuf;
@@ -47,12 +54,32 @@ enum Command {
     },
     /// Speak the adapter protocol on stdin/stdout with the reference.
     Adapter,
-    /// Rewrite each vector's `expect` with what an implementation (the
-    /// upstream oracle) answers. Vectors whose features it lacks are kept.
+    /// Show what a host would send to the model for one user message that
+    /// mentions sessions stored as snapshot files (`*.json`) in a folder.
+    Prepare {
+        /// The user's message text, with mentions.
+        text: String,
+        /// Folder of session snapshot files.
+        #[arg(long)]
+        sessions: PathBuf,
+        /// The id of the session the message is typed in.
+        #[arg(long, default_value = "current-session")]
+        agent: String,
+        /// A fixed per-reference budget (default: automatic, 64 KiB without a model).
+        #[arg(long)]
+        max_reference_bytes: Option<u64>,
+        /// Folder where full snapshots of truncated references are saved.
+        #[arg(long)]
+        spill_dir: Option<PathBuf>,
+    },
+    /// Rewrite each vector's `expect` with what the oracles answer (the
+    /// upstream package, and the emulation of its newest generation). Every
+    /// oracle that declares one of a vector's features is asked; they must
+    /// agree. Vectors no oracle covers are kept as they are.
     Regen {
-        /// Command that starts the oracle adapter.
-        #[arg(long = "impl")]
-        implementation: String,
+        /// Command that starts an oracle adapter (repeatable).
+        #[arg(long = "impl", required = true)]
+        implementations: Vec<String>,
         /// Directory of vector files.
         #[arg(long, default_value = DEFAULT_VECTORS)]
         vectors: PathBuf,
@@ -84,10 +111,90 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Prepare {
+            text,
+            sessions,
+            agent,
+            max_reference_bytes,
+            spill_dir,
+        } => prepare(&text, &sessions, &agent, max_reference_bytes, spill_dir),
         Command::Regen {
-            implementation,
+            implementations,
             vectors,
-        } => regen(&implementation, &vectors),
+        } => regen(&implementations, &vectors),
+    }
+}
+
+fn prepare(
+    text: &str,
+    sessions: &std::path::Path,
+    agent: &str,
+    max_reference_bytes: Option<u64>,
+    spill_dir: Option<PathBuf>,
+) -> ExitCode {
+    let reader = match FolderReader::open(sessions) {
+        Ok(reader) => reader,
+        Err(problem) => {
+            eprintln!("cannot read sessions: {problem}");
+            return ExitCode::from(2);
+        }
+    };
+    let store = spill_dir.map(FolderSpillStore::new);
+    let services = Services {
+        reader: &reader,
+        spill: store.as_ref().map(|store| store as &dyn SpillStore),
+        models: &NoModels,
+    };
+    let config = Config {
+        max_reference_bytes,
+        ..Config::default()
+    };
+    let agent = Agent {
+        id: JsString::from(agent),
+        route: None,
+    };
+    let message = Json::object([
+        ("source", Json::object([("kind", Json::str("user"))])),
+        (
+            "content",
+            Json::Array(vec![Json::object([
+                ("type", Json::str("text")),
+                ("text", Json::str(text)),
+            ])]),
+        ),
+    ]);
+    match pre_step(&config, &agent, &[message], false, &services) {
+        Ok(messages) => {
+            for (index, message) in messages.iter().enumerate() {
+                let kind = message
+                    .get("source")
+                    .and_then(|s| s.get("kind"))
+                    .and_then(Json::as_string)
+                    .unwrap_or_default();
+                println!("--- message {} ({kind})", index + 1);
+                let blocks = message
+                    .get("content")
+                    .and_then(Json::as_array)
+                    .unwrap_or_default();
+                for block in blocks {
+                    if let Some(text) = block.get("text").and_then(Json::as_js_str) {
+                        println!("{}", text.to_string_lossy());
+                    }
+                }
+                if kind == "session-reference" {
+                    println!("--- source record");
+                    print!(
+                        "{}",
+                        json::to_pretty(message.get("source").unwrap_or(&Json::Null), 2)
+                    );
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(failure) => {
+            eprintln!("{failure}");
+            ExitCode::from(1)
+        }
     }
 }
 
@@ -162,41 +269,52 @@ fn conformance(
     }
 }
 
-fn regen(command: &str, dir: &std::path::Path) -> ExitCode {
+fn regen(commands: &[String], dir: &std::path::Path) -> ExitCode {
     let suite = match load(dir) {
         Ok(suite) => suite,
         Err(code) => return code,
     };
-    let mut oracle = External::new(command, Duration::from_secs(30));
-    let features = match oracle.describe() {
-        Ok(description) => description.features,
-        Err(problem) => {
-            eprintln!("describe failed: {problem}");
-            return ExitCode::from(2);
-        }
-    };
-    let mut answers: HashMap<String, Expect> = HashMap::new();
-    for (_, vector) in suite.vectors() {
-        if !vector
-            .features
-            .iter()
-            .any(|feature| features.contains(feature))
-        {
-            continue;
-        }
-        let expect = match oracle.call(&vector.op, &vector.input) {
-            Ok(Outcome::Output(output)) => Expect::Output(output),
-            Ok(Outcome::Error { code, .. }) if code != UNSUPPORTED => Expect::Error(code),
-            Ok(Outcome::Error { .. }) => continue,
+    let mut answers: HashMap<String, (Expect, String)> = HashMap::new();
+    for command in commands {
+        let mut oracle = External::new(command, Duration::from_secs(30));
+        let features = match oracle.describe() {
+            Ok(description) => description.features,
             Err(problem) => {
-                eprintln!("{}: protocol failure: {problem}", vector.id);
+                eprintln!("{command}: describe failed: {problem}");
                 return ExitCode::from(2);
             }
         };
-        answers.insert(vector.id.clone(), expect);
+        for (_, vector) in suite.vectors() {
+            if !vector
+                .features
+                .iter()
+                .any(|feature| features.contains(feature))
+            {
+                continue;
+            }
+            let expect = match oracle.call(&vector.op, &vector.input) {
+                Ok(Outcome::Output(output)) => Expect::Output(output),
+                Ok(Outcome::Error { code, .. }) if code != UNSUPPORTED => Expect::Error(code),
+                Ok(Outcome::Error { .. }) => continue,
+                Err(problem) => {
+                    eprintln!("{}: {command}: protocol failure: {problem}", vector.id);
+                    return ExitCode::from(2);
+                }
+            };
+            match answers.get(&vector.id) {
+                Some((earlier, by)) if *earlier != expect => {
+                    eprintln!("{}: the oracles disagree:\n  {by}\n  {command}", vector.id);
+                    return ExitCode::from(2);
+                }
+                Some(_) => {}
+                None => {
+                    answers.insert(vector.id.clone(), (expect, command.clone()));
+                }
+            }
+        }
     }
     for file in &suite.files {
-        let text = file.rewritten(&|id| answers.get(id).cloned());
+        let text = file.rewritten(&|id| answers.get(id).map(|(expect, _)| expect.clone()));
         if let Err(error) = std::fs::write(&file.path, text) {
             eprintln!("cannot write {}: {error}", file.path.display());
             return ExitCode::from(2);

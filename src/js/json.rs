@@ -383,6 +383,49 @@ pub fn quote(units: &[u16]) -> String {
     out
 }
 
+/// Appends the JSON string literal of `units` to `out`; with `tag_safe`,
+/// every `<` is written as `\u003c` (spec `json.tag-safe.less-than`). The
+/// same text as [`quote`] followed by the tag-safe replacement, in one pass.
+pub fn push_quoted(units: &[u16], tag_safe: bool, out: &mut String) {
+    if !tag_safe {
+        return write_string(units, false, out);
+    }
+    let start = out.len();
+    write_string(units, false, out);
+    if out[start..].contains('<') {
+        let replaced = out[start..].replace('<', "\\u003c");
+        out.truncate(start);
+        out.push_str(&replaced);
+    }
+}
+
+/// UTF-8 length of the JSON string literal of `units`, quotes included, as
+/// [`push_quoted`] would write it, without writing it.
+pub fn quoted_len(units: &[u16], tag_safe: bool) -> usize {
+    let mut total = 2;
+    let mut index = 0;
+    while index < units.len() {
+        let unit = units[index];
+        total += match unit {
+            0x22 | 0x5C | 0x08 | 0x0C | 0x0A | 0x0D | 0x09 => 2,
+            0..=0x1F => 6,
+            0x3C if tag_safe => 6,
+            0x20..=0x7F => 1,
+            0x80..=0x7FF => 2,
+            _ if is_high_surrogate(unit)
+                && units.get(index + 1).copied().is_some_and(is_low_surrogate) =>
+            {
+                index += 1;
+                4
+            }
+            _ if is_high_surrogate(unit) || is_low_surrogate(unit) => 6,
+            _ => 3,
+        };
+        index += 1;
+    }
+    total
+}
+
 struct Writer {
     js_object_model: bool,
     escape_invisible: bool,
@@ -639,6 +682,22 @@ mod tests {
             round(r#""\uD800a\udc00\ud83d\ude00""#),
             "\"\\ud800a\\udc00\u{1F600}\""
         );
+    }
+
+    #[test]
+    fn quoted_len_measures_what_push_quoted_writes() {
+        let units = [
+            0x3C, 0x22, 0x0A, 0x01, 0x7F, 0xE9, 0x754C, 0xD83D, 0xDE00, 0xD800, 0xDC00, 0x41,
+        ];
+        for tag_safe in [false, true] {
+            let mut out = String::new();
+            push_quoted(&units, tag_safe, &mut out);
+            assert_eq!(
+                quoted_len(&units, tag_safe),
+                out.len(),
+                "tag_safe={tag_safe}: {out}"
+            );
+        }
     }
 
     #[test]

@@ -2,15 +2,31 @@
 //! (spec `protocol.ops`).
 
 use super::wire::{Outcome, UNSUPPORTED};
+use crate::config::{positive_safe_integer, Capacity, Config, ModelCatalog};
+use crate::error::Failure;
 use crate::js::json::Json;
 use crate::js::JsString;
-use crate::{mention, tag_safe, uri};
+use crate::prepare::{prepare, Agent, Services};
+use crate::projection::project;
+use crate::retention::retain;
+use crate::spill::{SimulatedSpillStore, SpillStore};
+use crate::surface::{JsonSessions, Snapshot};
+use crate::{mention, pre_step, tag_safe, uri};
 
 /// The name the reference gives in `describe`.
 pub const NAME: &str = "dsh-session-reference";
 
 /// The features the reference implements (spec `protocol.features`).
-pub const FEATURES: &[&str] = &["uri", "mention", "json"];
+pub const FEATURES: &[&str] = &[
+    "uri",
+    "mention",
+    "json",
+    "retain",
+    "surface-v2",
+    "prepare-v2",
+    "pre-step-v2",
+    "config-v2",
+];
 
 /// The output of `describe`: `{name, version, features}`.
 pub fn describe() -> Json {
@@ -33,6 +49,10 @@ pub fn handle(op: &str, input: &Json) -> Outcome {
         "mention/format" => mention_format(input),
         "mention/parse" => mention_parse(input),
         "json/tag-safe" => json_tag_safe(input),
+        "retain" => retain_op(input),
+        "prepare" => prepare_op(input),
+        "pre-step" => pre_step_op(input),
+        "config/check" => config_check(input),
         _ => Err(Outcome::Error {
             code: UNSUPPORTED.to_owned(),
             message: format!("unknown op {op:?}"),
@@ -95,4 +115,138 @@ fn json_tag_safe(input: &Json) -> Answer {
         .get("value")
         .ok_or_else(|| Outcome::internal("session-reference data is not JSON-serializable"))?;
     Ok(Json::str(&tag_safe::stringify_tag_safe(value)))
+}
+
+impl From<Failure> for Outcome {
+    fn from(failure: Failure) -> Self {
+        match failure {
+            Failure::Contract(error) => error.into(),
+            Failure::Internal(message) => Outcome::internal(message),
+        }
+    }
+}
+
+fn retain_op(input: &Json) -> Answer {
+    let snapshot =
+        Snapshot::from_json(input.get("snapshot").unwrap_or(&Json::Null)).map_err(Outcome::from)?;
+    let label = string_field(input, "label")?;
+    let max_bytes = input
+        .get("maxBytes")
+        .and_then(positive_safe_integer)
+        .ok_or_else(|| Outcome::internal("input.maxBytes must be a positive safe integer"))?;
+    let Some(retained) = retain(&snapshot, label.units(), project(&snapshot), max_bytes) else {
+        return Ok(Json::Null);
+    };
+    Ok(Json::object([
+        ("data", retained.data_json()),
+        ("stats", Json::Object(retained.stats.members())),
+    ]))
+}
+
+fn config_of(input: &Json) -> Result<Config, Outcome> {
+    Config::from_json(input.get("config")).map_err(Outcome::from)
+}
+
+fn config_check(input: &Json) -> Answer {
+    config_of(input)?;
+    Ok(Json::Bool(true))
+}
+
+fn agent_of(input: &Json) -> Result<Agent, Outcome> {
+    let agent = input.get("agent").unwrap_or(&Json::Null);
+    let id = string_field(agent, "id")?.clone();
+    let route = agent.get("route").and_then(|route| {
+        let provider = route.get("provider").and_then(Json::as_js_str)?;
+        let model = route.get("model").and_then(Json::as_js_str)?;
+        Some((provider.clone(), model.clone()))
+    });
+    Ok(Agent { id, route })
+}
+
+/// The protocol's `models` input as a model registry.
+struct JsonModels<'a>(Option<&'a Json>);
+
+impl ModelCatalog for JsonModels<'_> {
+    fn capacity(&self, provider: &[u16], model: &[u16]) -> Capacity {
+        let mut key = provider.to_vec();
+        key.push(u16::from(b'/'));
+        key.extend_from_slice(model);
+        let entry = self.0.and_then(Json::as_object).and_then(|members| {
+            members
+                .iter()
+                .rev()
+                .find(|(name, _)| name.units() == key.as_slice())
+        });
+        match entry.map(|(_, value)| value.get("contextWindow")) {
+            None => Capacity::NoAdapter,
+            Some(Some(Json::Number(tokens))) => Capacity::ContextWindow(*tokens),
+            Some(_) => Capacity::Unknown,
+        }
+    }
+}
+
+/// The protocol's `spill` input: absent or `unconfigured` means no store.
+fn spill_store_of(input: &Json) -> Option<SimulatedSpillStore> {
+    match input
+        .get("spill")
+        .and_then(|spill| spill.get("mode"))
+        .and_then(Json::as_string)
+        .as_deref()
+    {
+        Some("saves") => Some(SimulatedSpillStore { saves: true }),
+        Some("fails") => Some(SimulatedSpillStore { saves: false }),
+        _ => None,
+    }
+}
+
+fn cancelled_of(input: &Json) -> bool {
+    input.get("cancel") == Some(&Json::Bool(true))
+}
+
+/// Runs `operation` with the request's configuration, agent and services
+/// (sessions, spill store, model registry), as `prepare` and `pre-step` share them.
+fn with_services(
+    input: &Json,
+    operation: impl FnOnce(&Config, &Agent, &Services<'_>) -> Result<Json, Failure>,
+) -> Answer {
+    let config = config_of(input)?;
+    let agent = agent_of(input)?;
+    let reader = JsonSessions::new(input.get("sessions").unwrap_or(&Json::Null));
+    let store = spill_store_of(input);
+    let services = Services {
+        reader: &reader,
+        spill: store.as_ref().map(|store| store as &dyn SpillStore),
+        models: &JsonModels(input.get("models")),
+    };
+    Ok(operation(&config, &agent, &services)?)
+}
+
+fn prepare_op(input: &Json) -> Answer {
+    let content = input.get("content").unwrap_or(&Json::Null);
+    let references = input.get("references").unwrap_or(&Json::Null);
+    with_services(input, |config, agent, services| {
+        let prepared = prepare(
+            config,
+            agent,
+            content,
+            references,
+            cancelled_of(input),
+            services,
+        )?;
+        let mut members = vec![(JsString::from("content"), prepared.content)];
+        if let Some(context) = prepared.context {
+            members.push((JsString::from("additionalContext"), context.to_message()));
+        }
+        Ok(Json::Object(members))
+    })
+}
+
+fn pre_step_op(input: &Json) -> Answer {
+    let messages = input
+        .get("messages")
+        .and_then(Json::as_array)
+        .ok_or_else(|| Outcome::internal("input.messages must be an array"))?;
+    with_services(input, |config, agent, services| {
+        pre_step::pre_step(config, agent, messages, cancelled_of(input), services).map(Json::Array)
+    })
 }

@@ -1,0 +1,186 @@
+// Drives the installed upstream package
+// @deepseek-ai/dsh-session-reference@0.1.0-rc.8 (pinned in package.json) for
+// the protocol ops. Every answer comes from the package's own code: this module
+// only builds a host around it (a cordis Context with a `sessionQuery` service
+// fed from the request) and reshapes its results for the wire. It lives next to
+// node_modules so that the package and its peers resolve from here; the
+// upstream-next emulation imports it too.
+import * as upstream from "@deepseek-ai/dsh-session-reference";
+import { Context } from "@deepseek-ai/cordis";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+export { upstream };
+
+export const PACKAGE = "@deepseek-ai/dsh-session-reference";
+const bundlePath = fileURLToPath(import.meta.resolve(PACKAGE));
+export const packageJson = JSON.parse(
+  readFileSync(new URL("../package.json", import.meta.resolve(PACKAGE)), "utf8"),
+);
+
+// Some pieces are internal to the bundle (not exported). Load their own source
+// text from the installed bundle, so that answers use upstream's code and
+// constants rather than copies of them.
+const bundle = readFileSync(bundlePath, "utf8");
+function fromBundle(pattern, what, body) {
+  const found = pattern.exec(bundle);
+  if (found === null) throw new Error(`${what} not found in ${bundlePath}`);
+  return new Function(`${found[0]}\n${body}`)();
+}
+
+/** Upstream's tag-safe JSON serializer. */
+export const stringifyTagSafeJson = fromBundle(
+  /function stringifyTagSafeJson\(value\) \{[\s\S]*?\n\}/,
+  "stringifyTagSafeJson",
+  "return stringifyTagSafeJson;",
+);
+/** Upstream's prompt envelope around the tag-safe data array. */
+export const PROMPT_PREFIX = fromBundle(/const PROMPT_PREFIX = `[^`]*`;/, "PROMPT_PREFIX", "return PROMPT_PREFIX;");
+export const PROMPT_SUFFIX = fromBundle(/const PROMPT_SUFFIX = "[^"]*";/, "PROMPT_SUFFIX", "return PROMPT_SUFFIX;");
+
+/** Stable code rc.8 uses for a retention that cannot fit. */
+export const BUDGET_EXCEEDED = "SESSION_REFERENCE_BUDGET_EXCEEDED";
+
+/** `null` or absent configuration means the defaults (protocol: null = absent). */
+function configOf(input) {
+  return input.config ?? undefined;
+}
+
+/**
+ * The `readSurface` a request describes. `sessions` maps id → snapshot, or
+ * id → {"readError": MESSAGE}; a missing id also fails its read. Own members
+ * only, so ids such as "__proto__" or "constructor" behave like any other.
+ * `transformSnapshot` lets an emulation adjust snapshots before the package
+ * sees them; `onRead(id, snapshot)` observes each read in call order.
+ */
+export function readSurfaceFrom(sessions, { transformSnapshot = (s) => s, onRead } = {}) {
+  const table = sessions ?? {};
+  return async (id) => {
+    if (typeof table !== "object" || !Object.hasOwn(table, id)) {
+      onRead?.(id, undefined);
+      throw new Error(`session not found: ${id}`);
+    }
+    const entry = table[id];
+    if (entry !== null && typeof entry === "object" && Object.hasOwn(entry, "readError")) {
+      onRead?.(id, undefined);
+      throw new Error(String(entry.readError));
+    }
+    const snapshot = transformSnapshot(entry);
+    onRead?.(id, snapshot);
+    return snapshot;
+  };
+}
+
+/**
+ * A fresh resolver on a fresh cordis Context (the service name can be
+ * provided once per Context, and each request has its own config and
+ * sessions). Throws what the constructor throws (INVALID_CONFIG).
+ */
+export function newResolver(config, readSurface = readSurfaceFrom({})) {
+  const ctx = new Context();
+  ctx.provide("sessionQuery");
+  ctx.sessionQuery = { readSurface };
+  return new upstream.SessionReferenceResolver(ctx, config);
+}
+
+/** `cancel: true` → a signal already aborted when preparation starts. */
+export function abortedSignal() {
+  const controller = new AbortController();
+  controller.abort();
+  return controller.signal;
+}
+
+/** A message as the wire carries it: without generated `id` and `role`. */
+export function wireMessage(message) {
+  const { role: _role, id: _id, ...rest } = message;
+  return rest;
+}
+
+/** `prepare`'s result on the wire: {content, additionalContext?: {source, content}}. */
+export function wirePrepared(result) {
+  const out = { content: result.content };
+  if (result.additionalContext !== undefined) {
+    const { source, content } = result.additionalContext;
+    out.additionalContext = { source, content };
+  }
+  return out;
+}
+
+/** The data array rendered inside an rc.8 prompt text (tag-safe JSON parses back unchanged). */
+export function promptData(text) {
+  if (
+    typeof text !== "string" ||
+    !text.startsWith(PROMPT_PREFIX) ||
+    !text.endsWith(PROMPT_SUFFIX) ||
+    text.length < PROMPT_PREFIX.length + PROMPT_SUFFIX.length
+  ) {
+    throw new Error("prompt text does not have the expected envelope");
+  }
+  return JSON.parse(text.slice(PROMPT_PREFIX.length, text.length - PROMPT_SUFFIX.length));
+}
+
+const STAT_KEYS = ["compacted", "originalMessages", "retainedMessages", "omittedMessages", "omittedBytes", "truncated"];
+
+/**
+ * One retention of one snapshot through the package's public API:
+ * `retainReferencedSession` is internal, so run `prepare` with exactly one
+ * reference and the budget as `maxReferenceBytes`, then read the data object
+ * back out of the prompt and the stats out of the source record.
+ * Returns `{data, stats}`, or `null` when the fixed fields cannot fit.
+ */
+export async function retainOnce(snapshot, label, maxBytes) {
+  // The op's budget is a positive safe integer; upstream's config would reject
+  // anything else (and would replace null with its default), so such a request
+  // is outside the contract.
+  if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) {
+    throw new Error(`retain: maxBytes must be a positive safe integer, got ${JSON.stringify(maxBytes)}`);
+  }
+  const sessionId = snapshot?.session?.id;
+  const resolver = newResolver({ maxReferenceBytes: maxBytes }, readSurfaceFrom({ [sessionId]: snapshot }));
+  // An agent id that can never equal the source id (it is longer than it).
+  const agent = { id: `${String(sessionId)}\u0000retain-agent` };
+  let result;
+  try {
+    result = await resolver.prepare(agent, [], [{ sessionId, label }]);
+  } catch (error) {
+    if (error?.code === BUDGET_EXCEEDED) return null;
+    throw error;
+  }
+  const context = result.additionalContext;
+  const data = promptData(context.content[0].text)[0];
+  const reference = context.source.references[0];
+  const stats = {};
+  for (const key of STAT_KEYS) stats[key] = reference[key];
+  return { data, stats };
+}
+
+/** The ops this package answers (rc.8 generation). */
+export const v1Ops = {
+  describe: () => ({
+    name: PACKAGE,
+    version: packageJson.version,
+    features: ["uri", "mention", "json", "retain", "prepare-v1", "pre-step-v1", "config-v1"],
+  }),
+  "uri/encode": ({ sessionId }) => upstream.encodeSessionReferenceUri(sessionId),
+  "uri/decode": ({ uri }) => upstream.decodeSessionReferenceUri(uri),
+  "mention/format": (input) => upstream.formatSessionReferenceMention(input),
+  "mention/parse": ({ text }) => upstream.parseSessionReferenceText(text),
+  "json/tag-safe": (input) => stringifyTagSafeJson(input.value),
+  retain: ({ snapshot, label, maxBytes }) => retainOnce(snapshot, label, maxBytes),
+  "config/check": (input) => {
+    newResolver(configOf(input));
+    return true;
+  },
+  prepare: async (input) => {
+    const resolver = newResolver(configOf(input), readSurfaceFrom(input.sessions));
+    const signal = input.cancel === true ? abortedSignal() : undefined;
+    return wirePrepared(await resolver.prepare(input.agent, input.content, input.references, signal));
+  },
+  "pre-step": async (input) => {
+    const resolver = newResolver(configOf(input), readSurfaceFrom(input.sessions));
+    // What the agent/pre-step listener runs; a turn always has a signal.
+    const signal = input.cancel === true ? abortedSignal() : new AbortController().signal;
+    const messages = await resolver.prepareDirectMessages(input.agent, input.messages, signal);
+    return messages.map(wireMessage);
+  },
+};

@@ -1,0 +1,201 @@
+//! Configuration of session references and its validation (spec `config.*`).
+
+use crate::error::{Error, ErrorCode};
+use crate::js::json::Json;
+
+/// The hard maximum of references one message may carry.
+pub const MAX_REFERENCES: usize = 3;
+/// The default number of discovery candidates.
+pub const DEFAULT_CANDIDATE_LIMIT: u64 = 50;
+/// The budget used when nothing better is known: 64 KiB per reference.
+pub const DEFAULT_MAX_REFERENCE_BYTES: u64 = 65_536;
+/// The default share of the model's context given to references.
+pub const DEFAULT_REFERENCE_CONTEXT_FRACTION: f64 = 0.2;
+/// Largest integer a JavaScript number holds exactly: `Number.MAX_SAFE_INTEGER`.
+pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// A validated configuration (the newest generation's schema).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Config {
+    /// Distinct references allowed per message, 1 to 3.
+    pub max_references: usize,
+    /// Discovery candidates returned by default.
+    pub candidate_limit: u64,
+    /// A fixed per-reference budget; `None` means automatic.
+    pub max_reference_bytes: Option<u64>,
+    /// Share of the model context for references when the budget is automatic.
+    pub reference_context_fraction: f64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_references: MAX_REFERENCES,
+            candidate_limit: DEFAULT_CANDIDATE_LIMIT,
+            max_reference_bytes: None,
+            reference_context_fraction: DEFAULT_REFERENCE_CONTEXT_FRACTION,
+        }
+    }
+}
+
+/// `Number.isSafeInteger(value) && value > 0`, as a count.
+pub fn positive_safe_integer(value: &Json) -> Option<u64> {
+    match value {
+        Json::Number(n) if n.fract() == 0.0 && *n > 0.0 && *n <= MAX_SAFE_INTEGER => {
+            Some(*n as u64)
+        }
+        _ => None,
+    }
+}
+
+fn invalid(message: String) -> Error {
+    Error::new(ErrorCode::InvalidConfig, message)
+}
+
+impl Config {
+    /// Validates a configuration object. Absent and `null` members take their
+    /// defaults (spec `config.null-is-absent`); the integers are checked in
+    /// the order maxReferences, candidateLimit, maxReferenceBytes (spec
+    /// `config.positive-integers`), then the maximum of references (spec
+    /// `config.max-references`), then the fraction (spec `config.fraction`).
+    pub fn from_json(config: Option<&Json>) -> Result<Config, Error> {
+        let member = |name: &str| {
+            config
+                .and_then(|config| config.get(name))
+                .filter(|value| **value != Json::Null)
+        };
+        let integer = |name: &str, default: Option<u64>| -> Result<Option<u64>, Error> {
+            match member(name) {
+                None => Ok(default),
+                Some(value) => positive_safe_integer(value).map(Some).ok_or_else(|| {
+                    invalid(format!(
+                        "session-reference: {name} must be a positive safe integer"
+                    ))
+                }),
+            }
+        };
+        let max_references = integer("maxReferences", Some(MAX_REFERENCES as u64))?.unwrap_or(3);
+        let candidate_limit =
+            integer("candidateLimit", Some(DEFAULT_CANDIDATE_LIMIT))?.unwrap_or(50);
+        let max_reference_bytes = integer("maxReferenceBytes", None)?;
+        if max_references > MAX_REFERENCES as u64 {
+            return Err(invalid(
+                "session-reference: maxReferences must not exceed 3".to_owned(),
+            ));
+        }
+        let reference_context_fraction = match member("referenceContextFraction") {
+            None => DEFAULT_REFERENCE_CONTEXT_FRACTION,
+            Some(Json::Number(f)) if (0.0..=1.0).contains(f) => *f,
+            Some(_) => {
+                return Err(invalid(
+                    "session-reference: referenceContextFraction must be between zero and one"
+                        .to_owned(),
+                ))
+            }
+        };
+        Ok(Config {
+            max_references: max_references as usize,
+            candidate_limit,
+            max_reference_bytes,
+            reference_context_fraction,
+        })
+    }
+}
+
+/// What is known of the capacity of the model a turn runs on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Capacity {
+    /// No adapter serves the route.
+    NoAdapter,
+    /// The model is known but its context window is not.
+    Unknown,
+    /// The context window in tokens.
+    ContextWindow(f64),
+}
+
+/// Looks up a model's context capacity: the host's model registry.
+pub trait ModelCatalog {
+    /// The capacity of `model` at `provider`.
+    fn capacity(&self, provider: &[u16], model: &[u16]) -> Capacity;
+}
+
+/// The per-reference byte budget (spec `prepare.budget.fixed`,
+/// `prepare.budget.automatic`): an explicit `maxReferenceBytes` wins;
+/// otherwise `max(64 KiB, floor(contextWindow × 4 × fraction))` for the
+/// route's model, four bytes a token, and 64 KiB when the route, the
+/// adapter or the capacity is unknown.
+pub fn budget(config: &Config, route: Option<(&[u16], &[u16])>, models: &dyn ModelCatalog) -> u64 {
+    if let Some(fixed) = config.max_reference_bytes {
+        return fixed;
+    }
+    let Some((provider, model)) = route else {
+        return DEFAULT_MAX_REFERENCE_BYTES;
+    };
+    match models.capacity(provider, model) {
+        Capacity::ContextWindow(tokens) => {
+            let bytes = (tokens * 4.0 * config.reference_context_fraction).floor();
+            // `as` saturates; NaN (an infinite window times zero) becomes 0.
+            (bytes as u64).max(DEFAULT_MAX_REFERENCE_BYTES)
+        }
+        Capacity::NoAdapter | Capacity::Unknown => DEFAULT_MAX_REFERENCE_BYTES,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::js::json::parse;
+
+    struct Window(f64);
+    impl ModelCatalog for Window {
+        fn capacity(&self, _: &[u16], _: &[u16]) -> Capacity {
+            Capacity::ContextWindow(self.0)
+        }
+    }
+
+    #[test]
+    fn automatic_budgets_match_upstream_examples() {
+        let config = Config::default();
+        let route: Option<(&[u16], &[u16])> = Some((&[0x70], &[0x6D]));
+        for (window, expected) in [
+            (131_072.0, 104_857),
+            (128_000.0, 102_400),
+            (81_919.0, 65_536),
+            (81_920.0, 65_536),
+            (1_048_576.0, 838_860),
+        ] {
+            assert_eq!(
+                budget(&config, route, &Window(window)),
+                expected,
+                "{window}"
+            );
+        }
+        assert_eq!(budget(&config, None, &Window(1e9)), 65_536);
+    }
+
+    #[test]
+    fn integers_are_checked_in_order() {
+        let error = Config::from_json(Some(
+            &parse(r#"{"maxReferences":4,"candidateLimit":0}"#).expect("json"),
+        ))
+        .expect_err("invalid");
+        assert!(
+            error.message.contains("candidateLimit"),
+            "{}",
+            error.message
+        );
+        assert!(
+            Config::from_json(Some(&parse(r#"{"maxReferences":null}"#).expect("json"))).is_ok()
+        );
+    }
+}
+
+/// A registry that knows no model: every automatic budget is 64 KiB.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoModels;
+
+impl ModelCatalog for NoModels {
+    fn capacity(&self, _provider: &[u16], _model: &[u16]) -> Capacity {
+        Capacity::NoAdapter
+    }
+}

@@ -1,0 +1,141 @@
+//! The pre-step: before the model step, parse mentions in direct user
+//! messages, prepare their references, and place each context message right
+//! after the message that cited it (spec `pre-step.*`).
+
+use crate::config::Config;
+use crate::error::Failure;
+use crate::js::json::Json;
+use crate::js::JsString;
+use crate::mention;
+use crate::prepare::{check_cancelled, normalize, read_all, render, Agent, Reference, Services};
+
+/// A direct user message whose text blocks carried references.
+struct Cited {
+    index: usize,
+    /// The message with every text block rebuilt as `{type, text}`.
+    rewritten: Json,
+    references: Vec<Reference>,
+}
+
+fn is_direct_user(message: &Json) -> Result<bool, Failure> {
+    let source = message
+        .get("source")
+        .filter(|source| **source != Json::Null)
+        .ok_or_else(|| Failure::Internal("message has no source".to_owned()))?;
+    Ok(source.get("kind").and_then(Json::as_string).as_deref() == Some("user"))
+}
+
+/// Parses every text block of a direct user message separately (spec
+/// `pre-step.blocks`); returns the rewritten message and the raw references
+/// of all its blocks in block order, or `None` when it has none.
+fn parse_message(message: &Json) -> Result<Option<(Json, Json)>, Failure> {
+    let blocks = message
+        .get("content")
+        .and_then(Json::as_array)
+        .ok_or_else(|| Failure::Internal("message content is not an array".to_owned()))?;
+    let mut references = Vec::new();
+    let mut content = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        if block.get("type").and_then(Json::as_string).as_deref() != Some("text") {
+            content.push(block.clone());
+            continue;
+        }
+        let text = block
+            .get("text")
+            .and_then(Json::as_js_str)
+            .ok_or_else(|| Failure::Internal("text block without a string text".to_owned()))?;
+        let parsed = mention::parse(text.units())?;
+        references.extend(parsed.references.into_iter().map(|reference| {
+            Json::object([
+                ("sessionId", Json::String(reference.session_id)),
+                ("label", Json::String(reference.label)),
+            ])
+        }));
+        content.push(Json::object([
+            ("type", Json::str("text")),
+            ("text", Json::String(parsed.text)),
+        ]));
+    }
+    if references.is_empty() {
+        return Ok(None);
+    }
+    let Json::Object(members) = message else {
+        return Err(Failure::Internal("message is not an object".to_owned()));
+    };
+    let content_key = JsString::from("content");
+    let rewritten = members
+        .iter()
+        .map(|(key, value)| {
+            let value = if *key == content_key {
+                Json::Array(content.clone())
+            } else {
+                value.clone()
+            };
+            (key.clone(), value)
+        })
+        .collect();
+    Ok(Some((Json::Object(rewritten), Json::Array(references))))
+}
+
+/// A message as it leaves on the wire: without generated `id` and `role`.
+fn without_identity(message: &Json) -> Json {
+    match message {
+        Json::Object(members) => Json::Object(
+            members
+                .iter()
+                .filter(|(key, _)| key.to_str().is_none_or(|k| k != "id" && k != "role"))
+                .cloned()
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Runs the pre-step over `messages`. Failures follow upstream's order
+/// (spec `pre-step.errors`): a mention that does not parse in any message
+/// first, then reference checks and cancellation message by message, then
+/// reads and budgets message by message.
+pub fn pre_step(
+    config: &Config,
+    agent: &Agent,
+    messages: &[Json],
+    cancelled: bool,
+    services: &Services<'_>,
+) -> Result<Vec<Json>, Failure> {
+    let mut parsed = Vec::new();
+    for (index, message) in messages.iter().enumerate() {
+        if is_direct_user(message)? {
+            if let Some(found) = parse_message(message)? {
+                parsed.push((index, found));
+            }
+        }
+    }
+    let mut cited = Vec::with_capacity(parsed.len());
+    for (index, (rewritten, references)) in parsed {
+        let references = normalize(agent, &references, config.max_references)?;
+        check_cancelled(cancelled)?;
+        cited.push(Cited {
+            index,
+            rewritten,
+            references,
+        });
+    }
+    let mut contexts = Vec::with_capacity(cited.len());
+    for message in &cited {
+        let reads = read_all(&message.references, services.reader)?;
+        contexts.push(render(config, agent, &message.references, reads, services)?);
+    }
+    let mut out = Vec::with_capacity(messages.len() + contexts.len());
+    let mut next = cited.iter().zip(&contexts).peekable();
+    for (index, message) in messages.iter().enumerate() {
+        match next.peek() {
+            Some((cited, context)) if cited.index == index => {
+                out.push(without_identity(&cited.rewritten));
+                out.push(context.to_message());
+                next.next();
+            }
+            _ => out.push(without_identity(message)),
+        }
+    }
+    Ok(out)
+}

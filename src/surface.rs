@@ -1,0 +1,248 @@
+//! The current surface of a referenced session (spec `surface.*`): what a
+//! host's session query returns for one id, and the [`SessionReader`] trait
+//! through which preparation reads it.
+
+use crate::error::Failure;
+use crate::js::json::{self, Json};
+use crate::js::JsString;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The session header: id, working directory and format version.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionHeader {
+    /// The session id written into snapshots (may differ from the id asked for).
+    pub id: JsString,
+    /// The recorded working directory; `None` when absent or null.
+    pub cwd: Option<Json>,
+    /// The session format generation, when the header records one.
+    pub version: Option<Json>,
+}
+
+/// Where a user message came from, as far as projection cares
+/// (spec `projection.user-direct`, `projection.checkpoint`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UserSource {
+    /// Typed by the user: `{kind: "user"}`.
+    Direct,
+    /// A compact checkpoint: `{kind: "plugin", plugin: "compact"}`.
+    Checkpoint,
+    /// Anything else: injected context, other plugins.
+    Other,
+}
+
+/// One event of the current surface (spec `surface.snapshot`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum SurfaceEvent {
+    /// `user/message`: its source and, for direct and checkpoint messages,
+    /// the texts of its text blocks in order.
+    User {
+        /// The message source.
+        source: UserSource,
+        /// Text blocks' texts (empty for [`UserSource::Other`], never read).
+        texts: Vec<JsString>,
+    },
+    /// `assistant/message` and the texts of its text blocks.
+    Assistant {
+        /// Text blocks' texts in order.
+        texts: Vec<JsString>,
+    },
+    /// `tool/result`, `developer/message`, `system/message`: not conversation
+    /// (spec `surface.tool-result`, `surface.developer-system`).
+    Ignored,
+}
+
+/// A current-surface observation of one session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    /// The header.
+    pub session: SessionHeader,
+    /// The sequence number of the last raw log event; `None` when the member
+    /// is absent (it then disappears from serialized data).
+    pub captured_through_seq: Option<Json>,
+    /// The folded surface events in order.
+    pub events: Vec<SurfaceEvent>,
+}
+
+impl Snapshot {
+    /// Reads a snapshot from its JSON form. Shapes upstream would trip over
+    /// (a missing source, content that is not an array) and unknown event
+    /// types are failures outside the contract (spec `surface.unknown-event`).
+    pub fn from_json(value: &Json) -> Result<Snapshot, Failure> {
+        let internal = |what: &str| Failure::Internal(format!("malformed snapshot: {what}"));
+        let session = value
+            .get("session")
+            .ok_or_else(|| internal("no session header"))?;
+        let id = session
+            .get("id")
+            .and_then(Json::as_js_str)
+            .cloned()
+            .ok_or_else(|| internal("session.id is not a string"))?;
+        let present = |member: Option<&Json>| member.filter(|v| **v != Json::Null).cloned();
+        let header = SessionHeader {
+            id,
+            cwd: present(session.get("cwd")),
+            version: session.get("version").cloned(),
+        };
+        let events = value
+            .get("events")
+            .and_then(Json::as_array)
+            .ok_or_else(|| internal("events is not an array"))?
+            .iter()
+            .map(event_from_json)
+            .collect::<Result<_, _>>()?;
+        Ok(Snapshot {
+            session: header,
+            captured_through_seq: value.get("capturedThroughSeq").cloned(),
+            events,
+        })
+    }
+}
+
+fn event_from_json(event: &Json) -> Result<SurfaceEvent, Failure> {
+    let kind = event
+        .get("type")
+        .and_then(Json::as_string)
+        .unwrap_or_default();
+    let data = event.get("data");
+    match kind.as_str() {
+        "user/message" => {
+            let source = data
+                .and_then(|data| data.get("source"))
+                .filter(|source| **source != Json::Null)
+                .ok_or_else(|| Failure::Internal("user/message without a source".to_owned()))?;
+            let source = classify_source(source);
+            let texts = match source {
+                UserSource::Other => Vec::new(),
+                _ => texts_of(data.and_then(|data| data.get("content")))?,
+            };
+            Ok(SurfaceEvent::User { source, texts })
+        }
+        "assistant/message" => {
+            let content = data
+                .and_then(|data| data.get("message"))
+                .and_then(|m| m.get("content"));
+            Ok(SurfaceEvent::Assistant {
+                texts: texts_of(content)?,
+            })
+        }
+        "tool/result" | "developer/message" | "system/message" => Ok(SurfaceEvent::Ignored),
+        _ => Err(Failure::Internal(format!(
+            "unreachable variant in session-reference surface event: {}",
+            json::stringify(event)
+        ))),
+    }
+}
+
+fn classify_source(source: &Json) -> UserSource {
+    let text = |name: &str| source.get(name).and_then(Json::as_string);
+    match (text("kind").as_deref(), text("plugin").as_deref()) {
+        (Some("plugin"), Some("compact")) => UserSource::Checkpoint,
+        (Some("user"), _) => UserSource::Direct,
+        _ => UserSource::Other,
+    }
+}
+
+/// The texts of the blocks whose `type` is `"text"` and whose `text` is a
+/// string, in order (spec `projection.text-join`).
+fn texts_of(content: Option<&Json>) -> Result<Vec<JsString>, Failure> {
+    let blocks = content
+        .and_then(Json::as_array)
+        .ok_or_else(|| Failure::Internal("message content is not an array".to_owned()))?;
+    Ok(blocks
+        .iter()
+        .filter(|block| block.get("type").and_then(Json::as_string).as_deref() == Some("text"))
+        .filter_map(|block| block.get("text").and_then(Json::as_js_str).cloned())
+        .collect())
+}
+
+/// Why a read failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadError {
+    /// The storage failed or has no such session: `SESSION_REFERENCE_READ_FAILED`.
+    Failed(String),
+    /// The stored snapshot is malformed: a failure outside the contract.
+    Malformed(Failure),
+}
+
+/// How preparation reads referenced sessions. Hosts implement it over their
+/// session store.
+pub trait SessionReader {
+    /// The current surface of session `id`.
+    fn read_surface(&self, id: &JsString) -> Result<Snapshot, ReadError>;
+}
+
+/// Sessions given as JSON: an object from id to a snapshot, or to
+/// `{"readError": MESSAGE}` for a session whose read fails (the protocol's
+/// `sessions` input). An id that is not a member fails its read.
+pub struct JsonSessions<'a> {
+    sessions: &'a Json,
+}
+
+impl<'a> JsonSessions<'a> {
+    /// Reads from `sessions` (an object; anything else has no sessions).
+    pub fn new(sessions: &'a Json) -> Self {
+        Self { sessions }
+    }
+}
+
+impl SessionReader for JsonSessions<'_> {
+    fn read_surface(&self, id: &JsString) -> Result<Snapshot, ReadError> {
+        let entry = self
+            .sessions
+            .as_object()
+            .and_then(|members| members.iter().rev().find(|(key, _)| key == id))
+            .map(|(_, entry)| entry)
+            .ok_or_else(|| {
+                ReadError::Failed(format!("session not found: {}", id.to_string_lossy()))
+            })?;
+        if let Some(message) = entry.get("readError") {
+            let message = message
+                .as_js_str()
+                .map(JsString::to_string_lossy)
+                .unwrap_or_default();
+            return Err(ReadError::Failed(message));
+        }
+        Snapshot::from_json(entry).map_err(ReadError::Malformed)
+    }
+}
+
+/// Snapshots stored as JSON files in a folder, one session a file, found by
+/// their header id: the reader the command line uses when there is no host.
+pub struct FolderReader {
+    snapshots: HashMap<JsString, Json>,
+}
+
+impl FolderReader {
+    /// Reads every `*.json` file of `dir`.
+    pub fn open(dir: &Path) -> Result<FolderReader, String> {
+        let mut snapshots = HashMap::new();
+        let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for entry in entries {
+            let path = entry.map_err(|e| e.to_string())?.path();
+            if path.extension().is_none_or(|ext| ext != "json") {
+                continue;
+            }
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let value = json::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            let id = value
+                .get("session")
+                .and_then(|session| session.get("id"))
+                .and_then(Json::as_js_str)
+                .cloned()
+                .ok_or_else(|| format!("{}: no session.id", path.display()))?;
+            snapshots.insert(id, value);
+        }
+        Ok(FolderReader { snapshots })
+    }
+}
+
+impl SessionReader for FolderReader {
+    fn read_surface(&self, id: &JsString) -> Result<Snapshot, ReadError> {
+        let value = self.snapshots.get(id).ok_or_else(|| {
+            ReadError::Failed(format!("session not found: {}", id.to_string_lossy()))
+        })?;
+        Snapshot::from_json(value).map_err(ReadError::Malformed)
+    }
+}

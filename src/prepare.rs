@@ -12,6 +12,7 @@ use crate::retention::{retain, Retained};
 use crate::spill::{transcript, SpillRequest, SpillStore, WARNING};
 use crate::surface::{ReadError, SessionReader, Snapshot};
 use crate::tag_safe::stringify_tag_safe;
+use std::sync::Arc;
 
 /// The text before the snapshot array (spec `prepare.prompt`).
 pub fn prompt_prefix() -> String {
@@ -192,7 +193,7 @@ pub fn check_cancelled(cancelled: bool) -> Result<(), Failure> {
 pub fn read_all(
     references: &[Reference],
     reader: &dyn SessionReader,
-) -> Result<Vec<Result<Snapshot, Failure>>, Failure> {
+) -> Result<Vec<Result<Arc<Snapshot>, Failure>>, Failure> {
     let mut reads = Vec::with_capacity(references.len());
     for reference in references {
         reads.push(match reader.read_surface(&reference.session_id) {
@@ -216,14 +217,14 @@ pub fn render(
     config: &Config,
     agent: &Agent,
     references: &[Reference],
-    reads: Vec<Result<Snapshot, Failure>>,
+    reads: Vec<Result<Arc<Snapshot>, Failure>>,
     services: &Services<'_>,
 ) -> Result<Context, Failure> {
     let route = agent.route.as_ref().map(|(p, m)| (p.units(), m.units()));
     let max_bytes = budget(config, route, services.models);
     let mut retained: Vec<Retained<'_>> = Vec::with_capacity(reads.len());
     for (reference, read) in references.iter().zip(&reads) {
-        let snapshot = read.as_ref().map_err(Clone::clone)?;
+        let snapshot: &Snapshot = read.as_ref().map_err(Clone::clone)?;
         let fitted = retain(
             snapshot,
             reference.label.units(),

@@ -7,8 +7,8 @@
 //! cut probe of the binary search costs O(1) on the text's UTF-8 bytes
 //! (spec `retention.linear`).
 
-use crate::js::json::{self, quoted_len, Json};
-use crate::js::{push_utf8_lossy, utf8_len, JsString};
+use crate::js::json::{self, measure, Json};
+use crate::js::{push_utf8_lossy, JsString};
 use crate::projection::{Item, Role};
 use crate::surface::Snapshot;
 use crate::tag_safe::stringify_tag_safe;
@@ -149,9 +149,11 @@ fn item_open(role: Role) -> &'static str {
     }
 }
 
-/// Serialized length of one conversation item.
-fn item_len(role: Role, text: &[u16]) -> usize {
-    item_open(role).len() + quoted_len(text, true) + 1
+/// Serialized length of one conversation item and the UTF-8 length of its
+/// text.
+fn item_len(role: Role, text: &[u16]) -> (usize, usize) {
+    let lengths = measure(text, true);
+    (item_open(role).len() + lengths.quoted + 1, lengths.utf8)
 }
 
 /// The omission notice appended to a cut text (spec `retention.notice`).
@@ -191,11 +193,11 @@ pub fn retain<'a>(
     let mut slots: Vec<Slot<'a>> = items
         .into_iter()
         .map(|item| {
-            let current_len = item_len(item.role, &item.text);
+            let (current_len, current_utf8) = item_len(item.role, &item.text);
             Slot {
                 role: item.role,
                 checkpoint: item.checkpoint,
-                current_utf8: utf8_len(&item.text),
+                current_utf8,
                 original: item.text,
                 cut: None,
                 current_len,
@@ -255,10 +257,10 @@ pub fn retain<'a>(
             if text.as_slice() == current {
                 return None;
             }
-            let new_len = item_len(slot.role, &text);
+            let (new_len, new_utf8) = item_len(slot.role, &text);
             size = size - slot.current_len + new_len;
             slot.current_len = new_len;
-            slot.current_utf8 = utf8_len(&text);
+            slot.current_utf8 = new_utf8;
             slot.omitted = omitted;
             slot.cut = Some(text);
             longest.push((slot.current_utf8, Reverse(index)));
@@ -451,6 +453,6 @@ mod tests {
         let bom = snapshot(&assistant(&format!("\u{FEFF}{}", "q".repeat(200))));
         let (_, stats) = rendered(&bom, 201).expect("V5 fits");
         assert_eq!(stats.omitted_bytes, 145);
-        assert_eq!(utf8_len(original.units()), 203);
+        assert_eq!(crate::js::utf8_len(original.units()), 203);
     }
 }

@@ -7,6 +7,7 @@ use crate::js::json::{self, Json};
 use crate::js::JsString;
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The session header: id, working directory and format version.
 #[derive(Clone, Debug, PartialEq)]
@@ -166,10 +167,11 @@ pub enum ReadError {
 }
 
 /// How preparation reads referenced sessions. Hosts implement it over their
-/// session store.
+/// session store; a shared snapshot (`Arc`) lets a host that caches
+/// snapshots hand one out without copying it.
 pub trait SessionReader {
     /// The current surface of session `id`.
-    fn read_surface(&self, id: &JsString) -> Result<Snapshot, ReadError>;
+    fn read_surface(&self, id: &JsString) -> Result<Arc<Snapshot>, ReadError>;
 }
 
 /// Sessions given as JSON: an object from id to a snapshot, or to
@@ -187,7 +189,7 @@ impl<'a> JsonSessions<'a> {
 }
 
 impl SessionReader for JsonSessions<'_> {
-    fn read_surface(&self, id: &JsString) -> Result<Snapshot, ReadError> {
+    fn read_surface(&self, id: &JsString) -> Result<Arc<Snapshot>, ReadError> {
         let entry = self
             .sessions
             .as_object()
@@ -203,7 +205,9 @@ impl SessionReader for JsonSessions<'_> {
                 .unwrap_or_default();
             return Err(ReadError::Failed(message));
         }
-        Snapshot::from_json(entry).map_err(ReadError::Malformed)
+        Snapshot::from_json(entry)
+            .map(Arc::new)
+            .map_err(ReadError::Malformed)
     }
 }
 
@@ -239,10 +243,12 @@ impl FolderReader {
 }
 
 impl SessionReader for FolderReader {
-    fn read_surface(&self, id: &JsString) -> Result<Snapshot, ReadError> {
+    fn read_surface(&self, id: &JsString) -> Result<Arc<Snapshot>, ReadError> {
         let value = self.snapshots.get(id).ok_or_else(|| {
             ReadError::Failed(format!("session not found: {}", id.to_string_lossy()))
         })?;
-        Snapshot::from_json(value).map_err(ReadError::Malformed)
+        Snapshot::from_json(value)
+            .map(Arc::new)
+            .map_err(ReadError::Malformed)
     }
 }

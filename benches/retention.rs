@@ -172,8 +172,9 @@ fn run_prepare(reader: &Shared, agent: &Agent, content: &Json, references: &Json
         reader,
         spill: None,
         models: &NoModels,
+        cancelled: &|| false,
     };
-    prepare::prepare(&config, agent, content, references, false, &services)
+    prepare::prepare(&config, agent, content, references, &services)
         .expect("prepare succeeds")
         .context
         .expect("one context")

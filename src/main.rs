@@ -144,6 +144,7 @@ fn prepare(
         reader: &reader,
         spill: store.as_ref().map(|store| store as &dyn SpillStore),
         models: &NoModels,
+        cancelled: &|| false,
     };
     let config = Config {
         max_reference_bytes,
@@ -163,7 +164,7 @@ fn prepare(
             ])]),
         ),
     ]);
-    match pre_step(&config, &agent, &[message], false, &services) {
+    match pre_step(&config, &agent, &[message], &services) {
         Ok(messages) => {
             for (index, message) in messages.iter().enumerate() {
                 let kind = message

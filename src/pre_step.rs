@@ -99,7 +99,6 @@ pub fn pre_step(
     config: &Config,
     agent: &Agent,
     messages: &[Json],
-    cancelled: bool,
     services: &Services<'_>,
 ) -> Result<Vec<Json>, Failure> {
     let mut parsed = Vec::new();
@@ -113,7 +112,7 @@ pub fn pre_step(
     let mut cited = Vec::with_capacity(parsed.len());
     for (index, (rewritten, references)) in parsed {
         let references = normalize(agent, &references, config.max_references)?;
-        check_cancelled(cancelled)?;
+        check_cancelled(services)?;
         cited.push(Cited {
             index,
             rewritten,

@@ -44,6 +44,10 @@ pub struct Services<'a> {
     pub spill: Option<&'a dyn SpillStore>,
     /// The model registry, for automatic budgets.
     pub models: &'a dyn ModelCatalog,
+    /// The turn's cancellation signal: true once the turn is cancelled.
+    /// Checked before the reads, after them, and after the spill saves, so
+    /// nothing is published after a cancel (spec `prepare.cancel`).
+    pub cancelled: &'a dyn Fn() -> bool,
 }
 
 /// One normalized reference.
@@ -95,7 +99,6 @@ pub fn prepare(
     agent: &Agent,
     content: &Json,
     references: &Json,
-    cancelled: bool,
     services: &Services<'_>,
 ) -> Result<Prepared, Failure> {
     let references = normalize(agent, references, config.max_references)?;
@@ -105,7 +108,7 @@ pub fn prepare(
             context: None,
         });
     }
-    check_cancelled(cancelled)?;
+    check_cancelled(services)?;
     let reads = read_all(&references, services.reader)?;
     let context = render(config, agent, &references, reads, services)?;
     Ok(Prepared {
@@ -174,10 +177,10 @@ pub fn normalize(
     Ok(normalized)
 }
 
-/// `SESSION_REFERENCE_CANCELLED` when the turn is already cancelled
+/// `SESSION_REFERENCE_CANCELLED` when the turn is cancelled
 /// (spec `prepare.cancel`).
-pub fn check_cancelled(cancelled: bool) -> Result<(), Failure> {
-    if cancelled {
+pub fn check_cancelled(services: &Services<'_>) -> Result<(), Failure> {
+    if (services.cancelled)() {
         return Err(Failure::Contract(Error::new(
             ErrorCode::Cancelled,
             "session reference preparation was cancelled",
@@ -220,6 +223,7 @@ pub fn render(
     reads: Vec<Result<Arc<Snapshot>, Failure>>,
     services: &Services<'_>,
 ) -> Result<Context, Failure> {
+    check_cancelled(services)?;
     let route = agent.route.as_ref().map(|(p, m)| (p.units(), m.units()));
     let max_bytes = budget(config, route, services.models);
     let mut retained: Vec<Retained<'_>> = Vec::with_capacity(reads.len());
@@ -259,6 +263,7 @@ pub fn render(
         prompt.push_str(OMISSIONS_HEADER);
         prompt.push_str(&stringify_tag_safe(&Json::Array(notices)));
     }
+    check_cancelled(services)?;
     Ok(Context {
         source: source_record(&retained),
         prompt,
@@ -353,4 +358,53 @@ fn notice(
     ));
     members.push((JsString::from("fullSnapshot"), full_snapshot));
     Json::Object(members)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::NoModels;
+    use crate::surface::JsonSessions;
+    use std::cell::Cell;
+
+    /// A store whose save is when the turn gets cancelled.
+    struct CancelOnSave<'a>(&'a Cell<bool>);
+
+    impl SpillStore for CancelOnSave<'_> {
+        fn save(&self, _: &SpillRequest) -> Result<Vec<(JsString, Json)>, String> {
+            self.0.set(true);
+            Ok(Vec::new())
+        }
+    }
+
+    #[test]
+    fn nothing_is_published_after_a_cancel_during_the_spill() {
+        let sessions = json::parse(
+            r#"{"s1":{"session":{"id":"s1"},"capturedThroughSeq":1,"events":[
+                {"type":"assistant/message","data":{"message":{"content":[{"type":"text","text":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}]}}}]}}"#,
+        )
+        .expect("json");
+        let reader = JsonSessions::new(&sessions);
+        let flag = Cell::new(false);
+        let store = CancelOnSave(&flag);
+        let services = Services {
+            reader: &reader,
+            spill: Some(&store),
+            models: &NoModels,
+            cancelled: &|| flag.get(),
+        };
+        let config = Config {
+            max_reference_bytes: Some(150),
+            ..Config::default()
+        };
+        let agent = Agent {
+            id: JsString::from("me"),
+            route: None,
+        };
+        let references = json::parse(r#"[{"sessionId":"s1"}]"#).expect("json");
+        let failure = prepare(&config, &agent, &Json::Array(Vec::new()), &references, &services)
+            .expect_err("cancelled during the save");
+        assert!(matches!(failure, Failure::Contract(Error { code: ErrorCode::Cancelled, .. })));
+        assert!(flag.get(), "the save ran");
+    }
 }

@@ -663,7 +663,7 @@ proptest! {
         let reader = JsonSessions::new(&sessions);
         let config = Config { max_reference_bytes: Some(max), ..Config::default() };
         let agent = Agent { id: JsString::from("agent-self"), route: None };
-        let services = Services { reader: &reader, spill: None, models: &NoModels };
+        let services = Services { reader: &reader, spill: None, models: &NoModels, cancelled: &|| false };
         let content = Json::Array(vec![Json::object([
             ("type", Json::str("text")),
             ("text", Json::str("hi")),
@@ -673,7 +673,6 @@ proptest! {
             &agent,
             &content,
             &Json::Array(references),
-            false,
             &services,
         );
         if expected.iter().any(Option::is_none) {

@@ -199,10 +199,6 @@ fn spill_store_of(input: &Json) -> Option<SimulatedSpillStore> {
     }
 }
 
-fn cancelled_of(input: &Json) -> bool {
-    input.get("cancel") == Some(&Json::Bool(true))
-}
-
 /// Runs `operation` with the request's configuration, agent and services
 /// (sessions, spill store, model registry), as `prepare` and `pre-step` share them.
 fn with_services(
@@ -213,10 +209,12 @@ fn with_services(
     let agent = agent_of(input)?;
     let reader = JsonSessions::new(input.get("sessions").unwrap_or(&Json::Null));
     let store = spill_store_of(input);
+    let cancelled = input.get("cancel") == Some(&Json::Bool(true));
     let services = Services {
         reader: &reader,
         spill: store.as_ref().map(|store| store as &dyn SpillStore),
         models: &JsonModels(input.get("models")),
+        cancelled: &|| cancelled,
     };
     Ok(operation(&config, &agent, &services)?)
 }
@@ -225,14 +223,7 @@ fn prepare_op(input: &Json) -> Answer {
     let content = input.get("content").unwrap_or(&Json::Null);
     let references = input.get("references").unwrap_or(&Json::Null);
     with_services(input, |config, agent, services| {
-        let prepared = prepare(
-            config,
-            agent,
-            content,
-            references,
-            cancelled_of(input),
-            services,
-        )?;
+        let prepared = prepare(config, agent, content, references, services)?;
         let mut members = vec![(JsString::from("content"), prepared.content)];
         if let Some(context) = prepared.context {
             members.push((JsString::from("additionalContext"), context.to_message()));
@@ -247,6 +238,6 @@ fn pre_step_op(input: &Json) -> Answer {
         .and_then(Json::as_array)
         .ok_or_else(|| Outcome::internal("input.messages must be an array"))?;
     with_services(input, |config, agent, services| {
-        pre_step::pre_step(config, agent, messages, cancelled_of(input), services).map(Json::Array)
+        pre_step::pre_step(config, agent, messages, services).map(Json::Array)
     })
 }

@@ -29,6 +29,7 @@
 
 pub mod checks;
 pub mod config;
+pub mod discovery;
 pub mod error;
 pub mod js;
 pub mod mention;

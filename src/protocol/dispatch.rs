@@ -53,6 +53,7 @@ pub fn handle(op: &str, input: &Json) -> Outcome {
         "prepare" => prepare_op(input),
         "pre-step" => pre_step_op(input),
         "config/check" => config_check(input),
+        "files/token" | "files/format" | "files/list" => crate::discovery::files::answer(op, input),
         _ => Err(Outcome::Error {
             code: UNSUPPORTED.to_owned(),
             message: format!("unknown op {op:?}"),

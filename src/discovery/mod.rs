@@ -1,0 +1,4 @@
+//! Discovery: what a host lists after the user types `@` (spec
+//! `candidates.*`, `files.*`).
+
+pub mod files;

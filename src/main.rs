@@ -2,15 +2,16 @@
 //! the vector tools.
 
 use clap::{Parser, Subcommand};
-use dsh_session_reference::config::{Config, NoModels};
+use dsh_session_reference::config::{Config, Generation, NoModels};
 use dsh_session_reference::js::json;
 use dsh_session_reference::pre_step::pre_step;
 use dsh_session_reference::prepare::{Agent, Services};
+use dsh_session_reference::protocol::dispatch::NAME;
 use dsh_session_reference::protocol::server;
 use dsh_session_reference::protocol::wire::{Outcome, UNSUPPORTED};
-use dsh_session_reference::runner::adapter::{BuiltIn, External, Implementation};
-use dsh_session_reference::runner::vectors::{Expect, Suite};
-use dsh_session_reference::runner::{self, Status};
+use dsh_session_reference::runner::adapter::{External, Implementation};
+use dsh_session_reference::runner::vectors::{Expect, Suite, Vector};
+use dsh_session_reference::runner::{self, Status, VectorResult};
 use dsh_session_reference::spill::{FolderSpillStore, SpillStore};
 use dsh_session_reference::surface::FolderReader;
 use dsh_session_reference::{JsString, Json};
@@ -53,7 +54,11 @@ enum Command {
         verbose: bool,
     },
     /// Speak the adapter protocol on stdin/stdout with the reference.
-    Adapter,
+    Adapter {
+        /// Behave as this upstream generation.
+        #[arg(long, value_parser = parse_generation, default_value = "newest")]
+        generation: Generation,
+    },
     /// Show what a host would send to the model for one user message that
     /// mentions sessions stored as snapshot files (`*.json`) in a folder.
     Prepare {
@@ -104,13 +109,15 @@ fn main() -> ExitCode {
             &vectors,
             verbose,
         ),
-        Command::Adapter => match server::serve(io::stdin().lock(), io::stdout().lock()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("adapter: {error}");
-                ExitCode::from(2)
+        Command::Adapter { generation } => {
+            match server::serve(generation, io::stdin().lock(), io::stdout().lock()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("adapter: {error}");
+                    ExitCode::from(2)
+                }
             }
-        },
+        }
         Command::Prepare {
             text,
             sessions,
@@ -199,6 +206,13 @@ fn prepare(
     }
 }
 
+fn parse_generation(name: &str) -> Result<Generation, String> {
+    Generation::ALL
+        .into_iter()
+        .find(|generation| generation.name() == name)
+        .ok_or_else(|| format!("unknown generation {name:?} (newest, rc8)"))
+}
+
 fn load(dir: &std::path::Path) -> Result<Suite, ExitCode> {
     Suite::load(dir).map_err(|error| {
         eprintln!("cannot load vectors: {error}");
@@ -217,36 +231,42 @@ fn conformance(
         Ok(suite) => suite,
         Err(code) => return code,
     };
-    let mut subject: Box<dyn Implementation> = match &implementation {
-        Some(command) => Box::new(External::new(command, timeout)),
-        None => Box::new(BuiltIn),
+    let show = |vector: &Vector, result: &VectorResult| match &result.status {
+        Status::Failed(detail) => {
+            println!("FAIL {} [{}]\n  {detail}", vector.id, vector.op);
+        }
+        Status::Passed if verbose => println!("ok   {}", vector.id),
+        _ => {}
     };
-    let description = match subject.describe() {
-        Ok(description) => description,
-        Err(problem) => {
-            eprintln!("describe failed: {problem}");
-            return ExitCode::from(2);
+    let report = match &implementation {
+        None => {
+            for generation in Generation::ALL {
+                let features = generation.features().join(", ");
+                println!(
+                    "implementation: {NAME} {} profile (features: {features})",
+                    generation.name()
+                );
+            }
+            runner::run_reference(&suite, filters, show)
+        }
+        Some(command) => {
+            let mut subject = External::new(command, timeout);
+            let description = match subject.describe() {
+                Ok(description) => description,
+                Err(problem) => {
+                    eprintln!("describe failed: {problem}");
+                    return ExitCode::from(2);
+                }
+            };
+            println!(
+                "implementation: {} {} (features: {})",
+                description.name,
+                description.version,
+                description.features.join(", ")
+            );
+            runner::run(&suite, &mut subject, &description.features, filters, show)
         }
     };
-    println!(
-        "implementation: {} {} (features: {})",
-        description.name,
-        description.version,
-        description.features.join(", ")
-    );
-    let report = runner::run(
-        &suite,
-        subject.as_mut(),
-        &description.features,
-        filters,
-        |vector, result| match &result.status {
-            Status::Failed(detail) => {
-                println!("FAIL {} [{}]\n  {detail}", vector.id, vector.op);
-            }
-            Status::Passed if verbose => println!("ok   {}", vector.id),
-            _ => {}
-        },
-    );
     let skipped_feature = report
         .results
         .iter()

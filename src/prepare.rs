@@ -3,7 +3,7 @@
 //! (spec `prepare.*`). The newest upstream generation: omission notices,
 //! spills, `capturedFormatVersion`, automatic budgets.
 
-use crate::config::{budget, Config, ModelCatalog};
+use crate::config::{budget, Config, Generation, ModelCatalog};
 use crate::error::{Error, ErrorCode, Failure};
 use crate::js::json::{self, Json};
 use crate::js::JsString;
@@ -253,10 +253,11 @@ pub fn render(
     }
     prompt.push(']');
     prompt.push_str(PROMPT_SUFFIX);
+    let newest = config.generation == Generation::Newest;
     let notices: Vec<Json> = retained
         .iter()
         .enumerate()
-        .filter(|(_, source)| source.stats.truncated)
+        .filter(|(_, source)| newest && source.stats.truncated)
         .map(|(index, source)| notice(agent, index, source, services.spill))
         .collect();
     if !notices.is_empty() {
@@ -265,7 +266,7 @@ pub fn render(
     }
     check_cancelled(services)?;
     Ok(Context {
-        source: source_record(&retained),
+        source: source_record(&retained, newest),
         prompt,
     })
 }
@@ -273,7 +274,7 @@ pub fn render(
 /// `{kind, form, version, references}`; each reference
 /// `{sessionId, label, capturedFormatVersion?, capturedThroughSeq?, …stats, inputIndex}`
 /// (spec `prepare.source-record`, `prepare.captured-format-version`).
-fn source_record(retained: &[Retained<'_>]) -> Json {
+fn source_record(retained: &[Retained<'_>], newest: bool) -> Json {
     let references = retained
         .iter()
         .enumerate()
@@ -286,7 +287,7 @@ fn source_record(retained: &[Retained<'_>]) -> Json {
                     Json::String(JsString::from_units(source.label.to_vec())),
                 ),
             ];
-            if let Some(version) = &header.version {
+            if let Some(version) = header.version.as_ref().filter(|_| newest) {
                 members.push((JsString::from("capturedFormatVersion"), version.clone()));
             }
             if let Some(seq) = &source.snapshot.captured_through_seq {
@@ -402,9 +403,21 @@ mod tests {
             route: None,
         };
         let references = json::parse(r#"[{"sessionId":"s1"}]"#).expect("json");
-        let failure = prepare(&config, &agent, &Json::Array(Vec::new()), &references, &services)
-            .expect_err("cancelled during the save");
-        assert!(matches!(failure, Failure::Contract(Error { code: ErrorCode::Cancelled, .. })));
+        let failure = prepare(
+            &config,
+            &agent,
+            &Json::Array(Vec::new()),
+            &references,
+            &services,
+        )
+        .expect_err("cancelled during the save");
+        assert!(matches!(
+            failure,
+            Failure::Contract(Error {
+                code: ErrorCode::Cancelled,
+                ..
+            })
+        ));
         assert!(flag.get(), "the save ran");
     }
 }

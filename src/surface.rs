@@ -2,6 +2,7 @@
 //! host's session query returns for one id, and the [`SessionReader`] trait
 //! through which preparation reads it.
 
+use crate::config::Generation;
 use crate::error::Failure;
 use crate::js::json::{self, Json};
 use crate::js::JsString;
@@ -70,6 +71,12 @@ impl Snapshot {
     /// (a missing source, content that is not an array) and unknown event
     /// types are failures outside the contract (spec `surface.unknown-event`).
     pub fn from_json(value: &Json) -> Result<Snapshot, Failure> {
+        Snapshot::from_json_in(value, Generation::Newest)
+    }
+
+    /// [`Snapshot::from_json`] as `generation` reads it: rc.8 fails on
+    /// developer and system messages (spec `surface.developer-system`).
+    pub fn from_json_in(value: &Json, generation: Generation) -> Result<Snapshot, Failure> {
         let internal = |what: &str| Failure::Internal(format!("malformed snapshot: {what}"));
         let session = value
             .get("session")
@@ -90,7 +97,7 @@ impl Snapshot {
             .and_then(Json::as_array)
             .ok_or_else(|| internal("events is not an array"))?
             .iter()
-            .map(event_from_json)
+            .map(|event| event_from_json(event, generation))
             .collect::<Result<_, _>>()?;
         Ok(Snapshot {
             session: header,
@@ -100,7 +107,7 @@ impl Snapshot {
     }
 }
 
-fn event_from_json(event: &Json) -> Result<SurfaceEvent, Failure> {
+fn event_from_json(event: &Json, generation: Generation) -> Result<SurfaceEvent, Failure> {
     let kind = event
         .get("type")
         .and_then(Json::as_string)
@@ -127,7 +134,10 @@ fn event_from_json(event: &Json) -> Result<SurfaceEvent, Failure> {
                 texts: texts_of(content)?,
             })
         }
-        "tool/result" | "developer/message" | "system/message" => Ok(SurfaceEvent::Ignored),
+        "tool/result" => Ok(SurfaceEvent::Ignored),
+        "developer/message" | "system/message" if generation == Generation::Newest => {
+            Ok(SurfaceEvent::Ignored)
+        }
         _ => Err(Failure::Internal(format!(
             "unreachable variant in session-reference surface event: {}",
             json::stringify(event)
@@ -179,12 +189,21 @@ pub trait SessionReader {
 /// `sessions` input). An id that is not a member fails its read.
 pub struct JsonSessions<'a> {
     sessions: &'a Json,
+    generation: Generation,
 }
 
 impl<'a> JsonSessions<'a> {
     /// Reads from `sessions` (an object; anything else has no sessions).
     pub fn new(sessions: &'a Json) -> Self {
-        Self { sessions }
+        Self::in_generation(sessions, Generation::Newest)
+    }
+
+    /// Reads snapshots as `generation` does.
+    pub fn in_generation(sessions: &'a Json, generation: Generation) -> Self {
+        Self {
+            sessions,
+            generation,
+        }
     }
 }
 
@@ -205,7 +224,7 @@ impl SessionReader for JsonSessions<'_> {
                 .unwrap_or_default();
             return Err(ReadError::Failed(message));
         }
-        Snapshot::from_json(entry)
+        Snapshot::from_json_in(entry, self.generation)
             .map(Arc::new)
             .map_err(ReadError::Malformed)
     }

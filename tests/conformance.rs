@@ -1,13 +1,15 @@
 //! Every conformance vector as its own named test, run in process against
-//! the reference; plus the whole suite through the reference adapter over a
-//! real pipe, which exercises the wire path end to end.
+//! the reference in each generation that declares one of the vector's
+//! features; plus the whole suite through the reference adapter over a real
+//! pipe, once per generation, which exercises the wire path end to end.
 
-use dsh_session_reference::protocol::dispatch;
-use dsh_session_reference::runner::adapter::{BuiltIn, External, Implementation};
+use dsh_session_reference::config::Generation;
+use dsh_session_reference::runner::adapter::{External, Implementation};
 use dsh_session_reference::runner::vectors::{Suite, Vector};
 use dsh_session_reference::runner::{self, Status};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 fn suite() -> Suite {
@@ -15,55 +17,64 @@ fn suite() -> Suite {
     Suite::load(&dir).unwrap_or_else(|error| panic!("cannot load vectors: {error}"))
 }
 
-fn outcome(status: Status) -> Result<(), Failed> {
-    match status {
-        Status::Passed => Ok(()),
-        other => Err(format!("{other:?}").into()),
-    }
+fn declared(generation: Generation, vector: &Vector) -> bool {
+    vector
+        .features
+        .iter()
+        .any(|feature| generation.features().contains(&feature.as_str()))
+}
+
+fn pipe_trial(suite: Arc<Suite>, generation: Generation) -> Trial {
+    let name = format!("pipe::reference-adapter-{}", generation.name());
+    Trial::test(name, move || {
+        let command = format!(
+            "'{}' adapter --generation {}",
+            env!("CARGO_BIN_EXE_dsh-session-reference"),
+            generation.name()
+        );
+        let mut adapter = External::new(&command, Duration::from_secs(20));
+        let features = adapter.describe()?.features;
+        let report = runner::run(&suite, &mut adapter, &features, &[], |_, _| {});
+        let expected = suite
+            .vectors()
+            .filter(|(_, v)| declared(generation, v))
+            .count();
+        let failures: Vec<String> = report
+            .results
+            .iter()
+            .filter(|result| !matches!(result.status, Status::Passed | Status::SkippedFeature))
+            .map(|result| format!("{}: {:?}", result.id, result.status))
+            .collect();
+        if failures.is_empty() && report.passed() == expected {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} passed of {expected}\n{}",
+                report.passed(),
+                failures.join("\n")
+            )
+            .into())
+        }
+    })
 }
 
 fn main() {
     let arguments = Arguments::from_args();
-    let suite = suite();
-    let features: Vec<String> = dispatch::FEATURES.iter().map(|f| (*f).to_owned()).collect();
-    let declared = |vector: &Vector| vector.features.iter().any(|f| features.contains(f));
-    let expected_passes = suite
-        .vectors()
-        .filter(|(_, vector)| declared(vector))
-        .count();
+    let suite = Arc::new(suite());
     let mut trials: Vec<Trial> = suite
         .vectors()
         .map(|(_, vector)| {
-            // Vectors of a generation the reference does not implement (rc.8
-            // only) are listed as ignored, so the count shows them.
-            let ignored = !declared(vector);
             let vector = vector.clone();
             Trial::test(vector.id.clone(), move || {
-                let answer = BuiltIn.call(&vector.op, &vector.input);
-                outcome(runner::check(&vector, answer))
+                match runner::check_reference(&vector) {
+                    Status::Passed => Ok(()),
+                    other => Err(Failed::from(format!("{other:?}"))),
+                }
             })
-            .with_ignored_flag(ignored)
         })
         .collect();
-    trials.push(Trial::test(
-        "pipe::reference-adapter-runs-every-vector",
-        move || {
-            let command = format!("'{}' adapter", env!("CARGO_BIN_EXE_dsh-session-reference"));
-            let mut adapter = External::new(&command, Duration::from_secs(20));
-            let features = adapter.describe()?.features;
-            let report = runner::run(&suite, &mut adapter, &features, &[], |_, _| {});
-            let failures: Vec<String> = report
-                .results
-                .iter()
-                .filter(|result| !matches!(result.status, Status::Passed | Status::SkippedFeature))
-                .map(|result| format!("{}: {:?}", result.id, result.status))
-                .collect();
-            if failures.is_empty() && report.passed() == expected_passes {
-                Ok(())
-            } else {
-                Err(failures.join("\n").into())
-            }
-        },
-    ));
+    for generation in Generation::ALL {
+        trials.push(pipe_trial(Arc::clone(&suite), generation));
+    }
     libtest_mimic::run(&arguments, trials).exit();
 }

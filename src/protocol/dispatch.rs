@@ -2,7 +2,7 @@
 //! (spec `protocol.ops`).
 
 use super::wire::{Outcome, UNSUPPORTED};
-use crate::config::{positive_safe_integer, Capacity, Config, ModelCatalog};
+use crate::config::{positive_safe_integer, Capacity, Config, Generation, ModelCatalog};
 use crate::error::Failure;
 use crate::js::json::Json;
 use crate::js::JsString;
@@ -16,43 +16,40 @@ use crate::{mention, pre_step, tag_safe, uri};
 /// The name the reference gives in `describe`.
 pub const NAME: &str = "dsh-session-reference";
 
-/// The features the reference implements (spec `protocol.features`).
-pub const FEATURES: &[&str] = &[
-    "uri",
-    "mention",
-    "json",
-    "retain",
-    "surface-v2",
-    "prepare-v2",
-    "pre-step-v2",
-    "config-v2",
-];
-
-/// The output of `describe`: `{name, version, features}`.
-pub fn describe() -> Json {
+/// The output of `describe` for `generation`: `{name, version, features}`.
+pub fn describe(generation: Generation) -> Json {
+    let name = match generation {
+        Generation::Newest => NAME.to_owned(),
+        Generation::Rc8 => format!("{NAME} (rc8 profile)"),
+    };
     Json::object([
-        ("name", Json::str(NAME)),
+        ("name", Json::str(&name)),
         ("version", Json::str(env!("CARGO_PKG_VERSION"))),
         (
             "features",
-            Json::Array(FEATURES.iter().map(|f| Json::str(f)).collect()),
+            Json::Array(generation.features().iter().map(|f| Json::str(f)).collect()),
         ),
     ])
 }
 
-/// Answers one operation.
+/// Answers one operation as the newest generation.
 pub fn handle(op: &str, input: &Json) -> Outcome {
+    handle_in(Generation::Newest, op, input)
+}
+
+/// Answers one operation as `generation` behaves.
+pub fn handle_in(generation: Generation, op: &str, input: &Json) -> Outcome {
     let answer = match op {
-        "describe" => Ok(describe()),
+        "describe" => Ok(describe(generation)),
         "uri/encode" => uri_encode(input),
         "uri/decode" => uri_decode(input),
         "mention/format" => mention_format(input),
         "mention/parse" => mention_parse(input),
         "json/tag-safe" => json_tag_safe(input),
-        "retain" => retain_op(input),
-        "prepare" => prepare_op(input),
-        "pre-step" => pre_step_op(input),
-        "config/check" => config_check(input),
+        "retain" => retain_op(generation, input),
+        "prepare" => prepare_op(generation, input),
+        "pre-step" => pre_step_op(generation, input),
+        "config/check" => config_check(generation, input),
         "files/token" | "files/format" | "files/list" => crate::discovery::files::answer(op, input),
         _ => Err(Outcome::Error {
             code: UNSUPPORTED.to_owned(),
@@ -127,9 +124,9 @@ impl From<Failure> for Outcome {
     }
 }
 
-fn retain_op(input: &Json) -> Answer {
-    let snapshot =
-        Snapshot::from_json(input.get("snapshot").unwrap_or(&Json::Null)).map_err(Outcome::from)?;
+fn retain_op(generation: Generation, input: &Json) -> Answer {
+    let snapshot = Snapshot::from_json_in(input.get("snapshot").unwrap_or(&Json::Null), generation)
+        .map_err(Outcome::from)?;
     let label = string_field(input, "label")?;
     let max_bytes = input
         .get("maxBytes")
@@ -144,12 +141,12 @@ fn retain_op(input: &Json) -> Answer {
     ]))
 }
 
-fn config_of(input: &Json) -> Result<Config, Outcome> {
-    Config::from_json(input.get("config")).map_err(Outcome::from)
+fn config_of(generation: Generation, input: &Json) -> Result<Config, Outcome> {
+    Config::from_json(input.get("config"), generation).map_err(Outcome::from)
 }
 
-fn config_check(input: &Json) -> Answer {
-    config_of(input)?;
+fn config_check(generation: Generation, input: &Json) -> Answer {
+    config_of(generation, input)?;
     Ok(Json::Bool(true))
 }
 
@@ -203,12 +200,14 @@ fn spill_store_of(input: &Json) -> Option<SimulatedSpillStore> {
 /// Runs `operation` with the request's configuration, agent and services
 /// (sessions, spill store, model registry), as `prepare` and `pre-step` share them.
 fn with_services(
+    generation: Generation,
     input: &Json,
     operation: impl FnOnce(&Config, &Agent, &Services<'_>) -> Result<Json, Failure>,
 ) -> Answer {
-    let config = config_of(input)?;
+    let config = config_of(generation, input)?;
     let agent = agent_of(input)?;
-    let reader = JsonSessions::new(input.get("sessions").unwrap_or(&Json::Null));
+    let reader =
+        JsonSessions::in_generation(input.get("sessions").unwrap_or(&Json::Null), generation);
     let store = spill_store_of(input);
     let cancelled = input.get("cancel") == Some(&Json::Bool(true));
     let services = Services {
@@ -220,10 +219,10 @@ fn with_services(
     Ok(operation(&config, &agent, &services)?)
 }
 
-fn prepare_op(input: &Json) -> Answer {
+fn prepare_op(generation: Generation, input: &Json) -> Answer {
     let content = input.get("content").unwrap_or(&Json::Null);
     let references = input.get("references").unwrap_or(&Json::Null);
-    with_services(input, |config, agent, services| {
+    with_services(generation, input, |config, agent, services| {
         let prepared = prepare(config, agent, content, references, services)?;
         let mut members = vec![(JsString::from("content"), prepared.content)];
         if let Some(context) = prepared.context {
@@ -233,12 +232,12 @@ fn prepare_op(input: &Json) -> Answer {
     })
 }
 
-fn pre_step_op(input: &Json) -> Answer {
+fn pre_step_op(generation: Generation, input: &Json) -> Answer {
     let messages = input
         .get("messages")
         .and_then(Json::as_array)
         .ok_or_else(|| Outcome::internal("input.messages must be an array"))?;
-    with_services(input, |config, agent, services| {
+    with_services(generation, input, |config, agent, services| {
         pre_step::pre_step(config, agent, messages, services).map(Json::Array)
     })
 }

@@ -3,11 +3,17 @@
 
 use super::dispatch;
 use super::wire::{Outcome, Request, Response};
+use crate::config::Generation;
 use std::io::{self, BufRead, Write};
 
-/// Answers requests line by line until `input` closes. Every response is
-/// flushed as soon as it is written, so a runner never waits on a buffer.
-pub fn serve(input: impl BufRead, mut output: impl Write) -> io::Result<()> {
+/// Answers requests line by line, as `generation` behaves, until `input`
+/// closes. Every response is flushed as soon as it is written, so a runner
+/// never waits on a buffer.
+pub fn serve(
+    generation: Generation,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> io::Result<()> {
     for line in input.split(b'\n') {
         let line = line?;
         let line = line.strip_suffix(b"\r").unwrap_or(&line);
@@ -20,7 +26,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> io::Result<()> {
         {
             Ok(request) => Response {
                 id: Some(request.id),
-                outcome: dispatch::handle(&request.op, &request.input),
+                outcome: dispatch::handle_in(generation, &request.op, &request.input),
             },
             Err(problem) => Response {
                 id: None,

@@ -1,6 +1,7 @@
 //! Implementations under test: the built-in reference, or any program that
 //! speaks the adapter protocol (spec `protocol.framing`).
 
+use crate::config::Generation;
 use crate::js::json::Json;
 use crate::js::JsString;
 use crate::protocol::dispatch;
@@ -54,17 +55,17 @@ pub trait Implementation {
     fn call(&mut self, op: &str, input: &Json) -> Result<Outcome, String>;
 }
 
-/// The reference implementation, called in process.
+/// The reference implementation in one generation, called in process.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct BuiltIn;
+pub struct BuiltIn(pub Generation);
 
 impl Implementation for BuiltIn {
     fn describe(&mut self) -> Result<Description, String> {
-        Description::from_output(&dispatch::describe())
+        Description::from_output(&dispatch::describe(self.0))
     }
 
     fn call(&mut self, op: &str, input: &Json) -> Result<Outcome, String> {
-        Ok(dispatch::handle(op, input))
+        Ok(dispatch::handle_in(self.0, op, input))
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod adapter;
 pub mod vectors;
 
+use crate::config::Generation;
 use crate::js::json::{self, Json};
 use crate::protocol::wire::{Outcome, UNSUPPORTED};
 use adapter::Implementation;
@@ -118,6 +119,58 @@ pub fn run(
                 Status::SkippedFeature
             } else {
                 check(vector, implementation.call(&vector.op, &vector.input))
+            };
+        let result = VectorResult {
+            id: vector.id.clone(),
+            status,
+        };
+        on_result(vector, &result);
+        report.results.push(result);
+    }
+    report
+}
+
+/// Runs one vector on the reference in every generation that declares one of
+/// its features: the reference implements both, so every vector of the
+/// suite runs on it. Passes when every such run passes.
+pub fn check_reference(vector: &Vector) -> Status {
+    let mut status = Status::SkippedFeature;
+    for generation in Generation::ALL {
+        if !vector
+            .features
+            .iter()
+            .any(|f| generation.features().contains(&f.as_str()))
+        {
+            continue;
+        }
+        match check(
+            vector,
+            adapter::BuiltIn(generation).call(&vector.op, &vector.input),
+        ) {
+            Status::Failed(detail) => {
+                return Status::Failed(format!("[{} profile] {detail}", generation.name()))
+            }
+            Status::Passed if status == Status::SkippedFeature => status = Status::Passed,
+            Status::Passed => {}
+            other => status = other,
+        }
+    }
+    status
+}
+
+/// [`run`] for the reference in all its generations ([`check_reference`]).
+pub fn run_reference(
+    suite: &Suite,
+    filters: &[String],
+    mut on_result: impl FnMut(&Vector, &VectorResult),
+) -> Report {
+    let mut report = Report::default();
+    for (_, vector) in suite.vectors() {
+        let status =
+            if !filters.is_empty() && !filters.iter().any(|f| matches_filter(f, &vector.id)) {
+                Status::SkippedFilter
+            } else {
+                check_reference(vector)
             };
         let result = VectorResult {
             id: vector.id.clone(),
@@ -341,7 +394,7 @@ mod tests {
                 Expect::Output(Json::str("dsh-session:ImFiYyI")),
             )])],
         };
-        let mut reference = adapter::BuiltIn;
+        let mut reference = adapter::BuiltIn(Generation::Newest);
         let none = run(
             &suite,
             &mut reference,

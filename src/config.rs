@@ -41,6 +41,8 @@ impl Generation {
                 "prepare-v1",
                 "pre-step-v1",
                 "config-v1",
+                "candidates-v1",
+                "files",
             ],
             Generation::Newest => &[
                 "uri",
@@ -51,6 +53,8 @@ impl Generation {
                 "prepare-v2",
                 "pre-step-v2",
                 "config-v2",
+                "candidates-v2",
+                "files",
             ],
         }
     }

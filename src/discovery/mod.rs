@@ -2,3 +2,4 @@
 //! `candidates.*`, `files.*`).
 
 pub mod files;
+pub mod sessions;

@@ -5,6 +5,7 @@
 //! `String` cannot hold those, so the reference works on [`JsString`] and
 //! borrowed `&[u16]` slices, with `&str` conveniences on top.
 
+pub mod case;
 pub mod json;
 
 use std::fmt;

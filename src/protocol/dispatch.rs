@@ -3,6 +3,7 @@
 
 use super::wire::{Outcome, UNSUPPORTED};
 use crate::config::{positive_safe_integer, Capacity, Config, Generation, ModelCatalog};
+use crate::discovery::sessions::{CandidateIndex, SessionRecord};
 use crate::error::Failure;
 use crate::js::json::Json;
 use crate::js::JsString;
@@ -50,6 +51,8 @@ pub fn handle_in(generation: Generation, op: &str, input: &Json) -> Outcome {
         "prepare" => prepare_op(generation, input),
         "pre-step" => pre_step_op(generation, input),
         "config/check" => config_check(generation, input),
+        "candidates/list" => candidates_op(generation, input, false),
+        "candidates/remote" => candidates_op(generation, input, true),
         "files/token" | "files/format" | "files/list" => crate::discovery::files::answer(op, input),
         _ => Err(Outcome::Error {
             code: UNSUPPORTED.to_owned(),
@@ -240,4 +243,56 @@ fn pre_step_op(generation: Generation, input: &Json) -> Answer {
     with_services(generation, input, |config, agent, services| {
         pre_step::pre_step(config, agent, messages, services).map(Json::Array)
     })
+}
+
+/// The protocol's session listing: `[{id, cwd?, createdAt, title?, subagentLabel?}]`.
+fn session_records(sessions: Option<&Json>) -> Result<Vec<SessionRecord>, Outcome> {
+    let text = |entry: &Json, name: &str| entry.get(name).and_then(Json::as_js_str).cloned();
+    sessions
+        .and_then(Json::as_array)
+        .ok_or_else(|| Outcome::internal("input.sessions must be an array"))?
+        .iter()
+        .map(|entry| {
+            Ok(SessionRecord {
+                id: text(entry, "id")
+                    .ok_or_else(|| Outcome::internal("a session has no string id"))?,
+                cwd: text(entry, "cwd"),
+                created_at: entry.get("createdAt").cloned(),
+                title: text(entry, "title"),
+                subagent_label: text(entry, "subagentLabel"),
+            })
+        })
+        .collect()
+}
+
+/// `candidates/list` and, with `remote`, `candidates/remote`
+/// (spec `candidates.*`).
+fn candidates_op(generation: Generation, input: &Json, remote: bool) -> Answer {
+    let config = config_of(generation, input)?;
+    let limit = match input.get("limit") {
+        Some(limit) if !remote => positive_safe_integer(limit).ok_or_else(|| {
+            Outcome::from(crate::Error::new(
+                crate::ErrorCode::InvalidReference,
+                "candidate limit must be a positive safe integer",
+            ))
+        })?,
+        _ => config.candidate_limit,
+    };
+    let query = match input.get("query") {
+        None => JsString::default(),
+        Some(Json::String(query)) => query.clone(),
+        Some(_) => return Err(Outcome::internal("input.query must be a string")),
+    };
+    let agent = input.get("agent").unwrap_or(&Json::Null);
+    let agent_id = string_field(agent, "id")?;
+    let agent_cwd = agent.get("cwd").and_then(Json::as_js_str);
+    let index = CandidateIndex::new(session_records(input.get("sessions"))?);
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let candidates = index.list(agent_id, agent_cwd, query.units(), limit, generation);
+    Ok(Json::Array(
+        candidates
+            .iter()
+            .map(|candidate| candidate.to_json(generation, remote))
+            .collect(),
+    ))
 }

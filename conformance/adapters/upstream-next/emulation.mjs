@@ -12,6 +12,9 @@
 //   §6.7  "Reference omissions" block after the prompt for truncated sources.
 //   §6.8  capturedFormatVersion (the source header's version) after `label`.
 //   §6.9  full-snapshot spill transcript, with the protocol's `spill` store.
+//   §8    candidates-v2 discovery (C6–C8): displayTitle, sameWorkspace, and the
+//         spec-defined fuzzy matching of spec/candidates.md, implemented here
+//         from the spec text (not from rc.8, whose matching is a substring).
 import {
   PROMPT_PREFIX,
   abortedSignal,
@@ -251,14 +254,161 @@ function preparerV2(input) {
   };
 }
 
+// --------------------------------------------- candidates (candidates-v2)
+// Written from spec/candidates.md alone (the newest generation's fuzzy
+// matcher is documented but not published): a second, independent
+// implementation of the spec's rules, so that candidates-v2 vectors get their
+// expectations from it. Lower-casing is String.prototype.toLowerCase
+// (candidates.lowercase); indices and lengths are UTF-16 code units.
+
+const INVALID_REFERENCE = "SESSION_REFERENCE_INVALID_REFERENCE";
+
+/** JavaScript whitespace, exactly as mention.parse.js-whitespace lists it. */
+function isJsWhitespace(unit) {
+  return (
+    (unit >= 0x09 && unit <= 0x0d) ||
+    unit === 0x20 ||
+    unit === 0xa0 ||
+    unit === 0x1680 ||
+    (unit >= 0x2000 && unit <= 0x200a) ||
+    unit === 0x2028 ||
+    unit === 0x2029 ||
+    unit === 0x202f ||
+    unit === 0x205f ||
+    unit === 0x3000 ||
+    unit === 0xfeff
+  );
+}
+
+function isAsciiLetterOrDigit(unit) {
+  return (unit >= 0x30 && unit <= 0x39) || (unit >= 0x41 && unit <= 0x5a) || (unit >= 0x61 && unit <= 0x7a);
+}
+
+/** candidates.fuzzy.word-start: position 0, or after ASCII non-alphanumeric, or after JS whitespace. */
+function isWordStart(field, position) {
+  if (position === 0) return true;
+  const before = field.charCodeAt(position - 1);
+  return (before < 0x80 && !isAsciiLetterOrDigit(before)) || isJsWhitespace(before);
+}
+
+/** candidates.fuzzy.subsequence: greedy left-to-right indexOf scan; undefined = no match. */
+function subsequenceScore(q, field) {
+  let previous = -1;
+  let first = -1;
+  let gap = 0;
+  for (let i = 0; i < q.length; i++) {
+    const found = field.indexOf(q[i], previous + 1);
+    if (found === -1) return undefined;
+    if (i === 0) first = found;
+    else gap += found - previous - 1;
+    previous = found;
+  }
+  return 300 + Math.max(0, 100 - gap) + (isWordStart(field, first) ? 50 : 0);
+}
+
+/** candidates.fuzzy.score of a (non-empty) lower-cased query against a lower-cased field. */
+export function fuzzyScore(q, field) {
+  if (field === q) return 1000;
+  if (field.startsWith(q)) return 900;
+  let anywhere = false;
+  for (let at = field.indexOf(q); at !== -1; at = field.indexOf(q, at + 1)) {
+    if (isWordStart(field, at)) return 800;
+    anywhere = true;
+  }
+  if (anywhere) return 700;
+  return subsequenceScore(q, field);
+}
+
+/** candidates.fuzzy.relevance; undefined when nothing applies (the candidate is left out). */
+function relevanceOf(q, candidate) {
+  const scores = [
+    fuzzyScore(q, candidate.label.toLowerCase()),
+    fuzzyScore(q, candidate.displayTitle.toLowerCase()),
+    candidate.sessionId.toLowerCase().includes(q) ? 500 : undefined,
+    candidate.cwd !== undefined && candidate.cwd.toLowerCase().includes(q) ? 500 : undefined,
+  ].filter((score) => score !== undefined);
+  return scores.length === 0 ? undefined : Math.max(...scores);
+}
+
+/** candidates.rank: 0 same cwd (both present), 1 no cwd, 2 otherwise. */
+function rankOf(cwd, agentCwd) {
+  if (cwd !== undefined && agentCwd !== undefined && cwd === agentCwd) return 0;
+  if (cwd === undefined) return 1;
+  return 2;
+}
+
+/** A listing member's optional string field: recorded when present (an empty string counts). */
+function recorded(session, name) {
+  return Object.hasOwn(session, name) && session[name] !== null ? session[name] : undefined;
+}
+
+/**
+ * The v2 discovery: config (candidates.config), limit (candidates.limit),
+ * self exclusion, label/displayTitle, rank, fuzzy relevance, ordering, limit.
+ * `limit` undefined = absent (configured candidateLimit).
+ */
+export function listCandidatesV2(input, limitInput) {
+  const config = checkConfigV2(input.config);
+  const limit = limitInput === undefined ? config.candidateLimit : limitInput;
+  if (!Number.isSafeInteger(limit) || limit <= 0) {
+    throw new upstream.SessionReferenceError("candidate limit must be a positive safe integer", INVALID_REFERENCE);
+  }
+  const query = input.query === undefined ? "" : input.query;
+  if (typeof query !== "string") throw new TypeError("candidate query must be a string");
+  const q = query.toLowerCase();
+  const agentId = input.agent?.id;
+  const agentCwd = recorded(input.agent ?? {}, "cwd");
+  const listing = Array.isArray(input.sessions) ? input.sessions : [];
+
+  const matches = [];
+  let index = 0;
+  for (const session of listing) {
+    if (session.id === agentId) continue;
+    const title = recorded(session, "title");
+    const subagentLabel = recorded(session, "subagentLabel");
+    const cwd = recorded(session, "cwd");
+    const label = title !== undefined ? title : session.id;
+    const candidate = {
+      sessionId: session.id,
+      label,
+      displayTitle: subagentLabel !== undefined ? subagentLabel : label,
+      cwd,
+      createdAt: session.createdAt,
+    };
+    const rank = rankOf(cwd, agentCwd);
+    const relevance = query === "" ? 0 : relevanceOf(q, candidate);
+    if (relevance !== undefined) matches.push({ candidate, rank, relevance, index });
+    index += 1;
+  }
+  matches.sort((a, b) => a.rank - b.rank || b.relevance - a.relevance || a.index - b.index);
+  return matches.slice(0, limit).map(({ candidate, rank }) => ({
+    sessionId: candidate.sessionId,
+    label: candidate.label,
+    displayTitle: candidate.displayTitle,
+    ...(candidate.cwd === undefined ? {} : { cwd: candidate.cwd }),
+    sameWorkspace: rank === 0,
+    createdAt: candidate.createdAt,
+  }));
+}
+
+/** candidates.remote: configured limit, then the mention of each candidate's displayTitle, last. */
+export function remoteCandidatesV2(input) {
+  return listCandidatesV2(input, undefined).map((candidate) => ({
+    ...candidate,
+    mention: upstream.formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.displayTitle }),
+  }));
+}
+
 // ------------------------------------------------------------------------ ops
 
 export const v2Ops = {
   describe: () => ({
     name: "upstream-next-emulation",
     version: "0.1.0-rc.8+facts",
-    features: ["retain", "surface-v2", "prepare-v2", "pre-step-v2", "config-v2"],
+    features: ["retain", "surface-v2", "prepare-v2", "pre-step-v2", "config-v2", "candidates-v2"],
   }),
+  "candidates/list": (input) => listCandidatesV2(input, input.limit),
+  "candidates/remote": (input) => remoteCandidatesV2(input),
   retain: ({ snapshot, label, maxBytes }) => retainOnce(surfaceV2(snapshot), label, maxBytes),
   "config/check": (input) => {
     checkConfigV2(input.config);

@@ -9,6 +9,7 @@ import * as upstream from "@deepseek-ai/dsh-session-reference";
 import { Context } from "@deepseek-ai/cordis";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { fileOps } from "./files.mjs";
 
 export { upstream };
 
@@ -154,13 +155,74 @@ export async function retainOnce(snapshot, label, maxBytes) {
   return { data, stats };
 }
 
+// ------------------------------------------------- candidates (candidates-v1)
+// The protocol's listing `[{id, cwd?, createdAt, title?, subagentLabel?}]`
+// becomes the host rc.8 discovery reads: `sessionQuery.listSessions` answers
+// the records in the given (listing) order, `sessionQuery.readTitleSnapshots`
+// one fulfilled observation per id. rc.8 knows no subagent labels.
+
+/** A resolver whose `sessionQuery` serves a protocol candidate listing. */
+export function candidateResolver(config, sessions) {
+  const listing = Array.isArray(sessions) ? sessions : [];
+  // Titles are read by id (as a real host would); vectors keep ids unique.
+  const titles = new Map();
+  for (const session of listing) {
+    if (!titles.has(session.id)) titles.set(session.id, session.title);
+  }
+  const ctx = new Context();
+  ctx.provide("sessionQuery");
+  ctx.sessionQuery = {
+    readSurface: readSurfaceFrom({}),
+    listSessions: async (_signal) =>
+      listing.map((session) => ({
+        header: {
+          id: session.id,
+          ...(Object.hasOwn(session, "cwd") ? { cwd: session.cwd } : {}),
+          createdAt: session.createdAt,
+        },
+      })),
+    readTitleSnapshots: async (ids, _signal) =>
+      ids.map((id) => {
+        const title = titles.get(id);
+        return { status: "fulfilled", value: { title: title === undefined ? undefined : { title } } };
+      }),
+  };
+  return new upstream.SessionReferenceResolver(ctx, config);
+}
+
+/** The protocol agent `{id, cwd?}` as rc.8 discovery reads it. */
+function candidateAgent(agent) {
+  return { id: agent?.id, session: { header: { cwd: agent?.cwd } } };
+}
+
+const candidateOps = {
+  // Absent query/limit reach rc.8 as undefined (its defaults); present values as they are.
+  "candidates/list": (input) =>
+    candidateResolver(configOf(input), input.sessions).listCandidates(
+      candidateAgent(input.agent),
+      input.query,
+      input.limit,
+      undefined,
+    ),
+  "candidates/remote": (input) =>
+    candidateResolver(configOf(input), input.sessions).remoteExportCandidates(
+      candidateAgent(input.agent),
+      input.query,
+      undefined,
+    ),
+};
+
 /** The ops this package answers (rc.8 generation). */
 export const v1Ops = {
   describe: () => ({
     name: PACKAGE,
     version: packageJson.version,
-    features: ["uri", "mention", "json", "retain", "prepare-v1", "pre-step-v1", "config-v1"],
+    features: ["uri", "mention", "json", "retain", "prepare-v1", "pre-step-v1", "config-v1", "files", "candidates-v1"],
   }),
+  // rc.8 discovery: listCandidates / remoteExportCandidates.
+  ...candidateOps,
+  // @deepseek-ai/dsh-file-reference(-local)@0.1.0-rc.8 (files.mjs).
+  ...fileOps,
   "uri/encode": ({ sessionId }) => upstream.encodeSessionReferenceUri(sessionId),
   "uri/decode": ({ uri }) => upstream.decodeSessionReferenceUri(uri),
   "mention/format": (input) => upstream.formatSessionReferenceMention(input),

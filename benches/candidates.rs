@@ -1,0 +1,103 @@
+//! Session discovery at keystroke speed: 100 000 listed sessions (a third in
+//! the agent's working directory, a third without one, a third elsewhere),
+//! indexed once, then queried with 0–12 characters for the top 50, in both
+//! generations. `benches/oracle/candidates.mjs` times upstream rc.8 on a
+//! listing of the same shape.
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use dsh_session_reference::config::Generation;
+use dsh_session_reference::discovery::sessions::{CandidateIndex, SessionRecord};
+use dsh_session_reference::{JsString, Json};
+use std::time::Duration;
+
+const SESSIONS: usize = 100_000;
+const WORDS: &[&str] = &[
+    "plan",
+    "refactor",
+    "parser",
+    "release",
+    "notes",
+    "bug",
+    "fix",
+    "login",
+    "cache",
+    "review",
+    "deploy",
+    "schema",
+    "migration",
+    "tests",
+    "flaky",
+    "docs",
+    "api",
+    "design",
+    "budget",
+    "index",
+];
+
+/// A deterministic listing: xorshift-chosen titles of two to four words.
+fn listing() -> Vec<SessionRecord> {
+    let mut state: u32 = 0x9E37_79B9;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state as usize
+    };
+    (0..SESSIONS)
+        .map(|index| {
+            let words = 2 + next() % 3;
+            let title: Vec<&str> = (0..words).map(|_| WORDS[next() % WORDS.len()]).collect();
+            let cwd = match index % 3 {
+                0 => Some(JsString::from("/work/project")),
+                1 => None,
+                _ => Some(JsString::from(
+                    format!("/work/other-{}", index % 97).as_str(),
+                )),
+            };
+            SessionRecord {
+                id: JsString::from(format!("session-{index:06}-{:08x}", next()).as_str()),
+                cwd,
+                created_at: Some(Json::Number(index as f64)),
+                title: (index % 10 != 0).then(|| JsString::from(title.join(" ").as_str())),
+                subagent_label: (index % 7 == 0).then(|| JsString::from("subagent: review")),
+            }
+        })
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let index = CandidateIndex::new(listing());
+    let agent = JsString::from("session-000001-00000000");
+    let cwd = JsString::from("/work/project");
+    let mut group = c.benchmark_group("candidates/100k");
+    group.warm_up_time(Duration::from_millis(500));
+    group.measurement_time(Duration::from_secs(2));
+    for generation in [Generation::Newest, Generation::Rc8] {
+        // Empty; 1, 4, 8 and 12 characters matching as prefixes and word
+        // starts; a scattered subsequence that matches nothing better, so no
+        // candidate can be skipped; and a query matching nothing.
+        for (case, query) in [
+            ("empty", ""),
+            ("1-char", "p"),
+            ("4-chars", "plan"),
+            ("8-chars", "refactor"),
+            ("12-chars", "release note"),
+            ("scattered", "rfctr"),
+            ("no-match", "zzzz"),
+        ] {
+            let units: Vec<u16> = query.encode_utf16().collect();
+            let id = BenchmarkId::new(generation.name(), case);
+            group.bench_with_input(id, &units, |b, units| {
+                b.iter(|| {
+                    index
+                        .list(&agent, Some(&cwd), black_box(units), 50, generation)
+                        .len()
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

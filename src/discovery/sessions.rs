@@ -1,0 +1,632 @@
+//! Session candidates: which sessions a user can mention, ranked by
+//! working-directory affinity and, in the newest generation, by fuzzy
+//! relevance (spec `candidates.*`).
+//!
+//! A host builds a [`CandidateIndex`] once per listing (lower-casing every
+//! field once) and asks it on every keystroke.
+
+use crate::config::Generation;
+use crate::js::case::to_lower;
+use crate::js::json::Json;
+use crate::js::{is_js_whitespace, JsString};
+use crate::mention;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// One listed session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionRecord {
+    /// The session id.
+    pub id: JsString,
+    /// Its recorded working directory.
+    pub cwd: Option<JsString>,
+    /// When it was created, as the listing gives it.
+    pub created_at: Option<Json>,
+    /// Its latest title, when one is recorded.
+    pub title: Option<JsString>,
+    /// A subagent's creation label, when the session is a subagent's.
+    pub subagent_label: Option<JsString>,
+}
+
+impl SessionRecord {
+    /// `label`: the title when recorded (even empty), else the id
+    /// (spec `candidates.label`).
+    pub fn label(&self) -> &JsString {
+        self.title.as_ref().unwrap_or(&self.id)
+    }
+
+    /// `displayTitle`: the subagent label when recorded, else the label
+    /// (spec `candidates.v2.display-title`).
+    pub fn display_title(&self) -> &JsString {
+        self.subagent_label.as_ref().unwrap_or_else(|| self.label())
+    }
+}
+
+/// A candidate as the protocol writes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate<'a> {
+    /// The listed session.
+    pub record: &'a SessionRecord,
+    /// Its working directory is the agent's (rank 0).
+    pub same_workspace: bool,
+}
+
+impl Candidate<'_> {
+    /// The candidate's JSON in `generation`'s member order (spec
+    /// `candidates.v1.output`, `candidates.v2.output`); with `mention`, the
+    /// canonical mention appended last (spec `candidates.remote`).
+    pub fn to_json(&self, generation: Generation, with_mention: bool) -> Json {
+        let record = self.record;
+        let mut members = vec![
+            (JsString::from("sessionId"), Json::String(record.id.clone())),
+            (
+                JsString::from("label"),
+                Json::String(record.label().clone()),
+            ),
+        ];
+        if generation == Generation::Newest {
+            members.push((
+                JsString::from("displayTitle"),
+                Json::String(record.display_title().clone()),
+            ));
+        }
+        if let Some(cwd) = &record.cwd {
+            members.push((JsString::from("cwd"), Json::String(cwd.clone())));
+        }
+        if generation == Generation::Newest {
+            members.push((
+                JsString::from("sameWorkspace"),
+                Json::Bool(self.same_workspace),
+            ));
+        }
+        if let Some(created_at) = &record.created_at {
+            members.push((JsString::from("createdAt"), created_at.clone()));
+        }
+        if with_mention {
+            let label = match generation {
+                Generation::Rc8 => record.label(),
+                Generation::Newest => record.display_title(),
+            };
+            let text = mention::format(record.id.units(), Some(label.units()));
+            members.push((JsString::from("mention"), Json::String(text)));
+        }
+        Json::Object(members)
+    }
+}
+
+/// Where one record's lower-cased fields lie in the index's arenas.
+struct Entry {
+    id: Field,
+    cwd: Option<Field>,
+    label: Field,
+    display_title: Field,
+}
+
+/// A lower-cased field in one of the two arenas: ASCII fields as bytes, so
+/// that SIMD byte search (`memchr`) serves the common case, others as UTF-16.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Ascii(u32, u32),
+    Wide(u32, u32),
+}
+
+/// The lower-cased query, also as bytes when it is ASCII.
+struct Needle<'q> {
+    wide: &'q [u16],
+    ascii: Option<&'q [u8]>,
+}
+
+/// What [`score`] needs of a code unit type.
+trait Unit: Copy + Eq {
+    /// True when a word starts after this unit (spec `candidates.fuzzy.word-start`).
+    fn ends_word(self) -> bool;
+    /// The first position of `unit` in `haystack`.
+    fn position(haystack: &[Self], unit: Self) -> Option<usize>;
+}
+
+impl Unit for u8 {
+    fn ends_word(self) -> bool {
+        u16::from(self).ends_word()
+    }
+
+    fn position(haystack: &[u8], unit: u8) -> Option<usize> {
+        memchr::memchr(unit, haystack)
+    }
+}
+
+impl Unit for u16 {
+    fn ends_word(self) -> bool {
+        (self < 0x80 && !(self as u8).is_ascii_alphanumeric()) || is_js_whitespace(self)
+    }
+
+    fn position(haystack: &[u16], unit: u16) -> Option<usize> {
+        haystack.iter().position(|u| *u == unit)
+    }
+}
+
+/// The bit standing for one code unit: letters and digits get bits of their
+/// own, everything else shares the rest.
+fn unit_bit(unit: u16) -> u64 {
+    let bit = match unit {
+        0x61..=0x7A => unit - 0x61,
+        0x30..=0x39 => 26 + unit - 0x30,
+        _ => 36 + unit % 28,
+    };
+    1 << bit
+}
+
+/// A 64-bit summary of the code units of `units`.
+fn unit_mask(units: &[u16]) -> u64 {
+    units.iter().fold(0, |mask, unit| mask | unit_bit(*unit))
+}
+
+/// A 64-bit summary of the adjacent pairs of code units of `units`: a
+/// string containing a pair the summary lacks cannot be a substring.
+fn pair_mask(units: &[u16]) -> u64 {
+    units.windows(2).fold(0, |mask, pair| {
+        mask | 1 << ((u32::from(pair[0]).wrapping_mul(31) ^ u32::from(pair[1])) & 63)
+    })
+}
+
+/// A listing prepared for queries: every field lower-cased once into one
+/// contiguous arena, and the records grouped by working directory so that a
+/// query visits the agent's group first and stops as soon as no later
+/// candidate can enter the top `limit`.
+pub struct CandidateIndex {
+    records: Vec<SessionRecord>,
+    ascii: Vec<u8>,
+    wide: Vec<u16>,
+    entries: Vec<Entry>,
+    /// Per record, a 64-bit summary of the code units its fields contain: a
+    /// query with a unit none of them has cannot match. Kept apart from the
+    /// entries so that rejecting scans 8 bytes a record.
+    units: Vec<u64>,
+    /// Per record, the union of its fields' [`pair_mask`]s.
+    pairs: Vec<u64>,
+    /// Per record, its working-directory group, or `u32::MAX` without one.
+    group_of: Vec<u32>,
+    groups: std::collections::HashMap<JsString, u32>,
+    members: Vec<Vec<u32>>,
+    without_cwd: Vec<u32>,
+}
+
+/// A ranked hit: rank, relevance (highest first), listing index.
+type Hit = (u8, Reverse<u32>, u32);
+
+/// A `need` that tells [`score`] the query is no substring of the field.
+const SUBSEQUENCE_ONLY: u32 = u32::MAX;
+
+impl CandidateIndex {
+    /// Indexes a listing given in creation (listing) order.
+    pub fn new(records: Vec<SessionRecord>) -> CandidateIndex {
+        let (mut ascii, mut wide) = (Vec::new(), Vec::new());
+        let mut store = |units: &[u16]| {
+            let lower = to_lower(units);
+            let field = if lower.iter().all(|unit| *unit < 0x80) {
+                let start = ascii.len() as u32;
+                ascii.extend(lower.iter().map(|unit| *unit as u8));
+                Field::Ascii(start, ascii.len() as u32)
+            } else {
+                let start = wide.len() as u32;
+                wide.extend_from_slice(&lower);
+                Field::Wide(start, wide.len() as u32)
+            };
+            (field, (unit_mask(&lower), pair_mask(&lower)))
+        };
+        let mut groups = std::collections::HashMap::new();
+        let mut members: Vec<Vec<u32>> = Vec::new();
+        let mut without_cwd = Vec::new();
+        let mut entries = Vec::with_capacity(records.len());
+        let mut units = Vec::with_capacity(records.len());
+        let mut pairs = Vec::with_capacity(records.len());
+        let mut group_of = Vec::with_capacity(records.len());
+        for (index, record) in records.iter().enumerate() {
+            let (id, id_units) = store(record.id.units());
+            let (label, label_units) = store(record.label().units());
+            let (display_title, display_units) = store(record.display_title().units());
+            let (cwd, cwd_units) = match &record.cwd {
+                Some(cwd) => {
+                    let (range, units) = store(cwd.units());
+                    (Some(range), units)
+                }
+                None => (None, (0, 0)),
+            };
+            let group = record.cwd.as_ref().map(|cwd| {
+                let next = groups.len() as u32;
+                let group = *groups.entry(cwd.clone()).or_insert(next);
+                if group == next {
+                    members.push(Vec::new());
+                }
+                members[group as usize].push(index as u32);
+                group
+            });
+            if group.is_none() {
+                without_cwd.push(index as u32);
+            }
+            entries.push(Entry {
+                id,
+                cwd,
+                label,
+                display_title,
+            });
+            units.push(id_units.0 | label_units.0 | display_units.0 | cwd_units.0);
+            pairs.push(id_units.1 | label_units.1 | display_units.1 | cwd_units.1);
+            group_of.push(group.unwrap_or(u32::MAX));
+        }
+        CandidateIndex {
+            records,
+            ascii,
+            wide,
+            entries,
+            units,
+            pairs,
+            group_of,
+            groups,
+            members,
+            without_cwd,
+        }
+    }
+
+    /// The score of the needle against a field (spec `candidates.fuzzy.score`).
+    fn score(&self, field: Field, needle: &Needle<'_>, need: u32) -> Option<u32> {
+        match field {
+            Field::Ascii(start, end) => {
+                let query = needle.ascii?;
+                let field = &self.ascii[start as usize..end as usize];
+                score(field, query, need, |from| find(field, query, from))
+            }
+            Field::Wide(start, end) => {
+                let field = &self.wide[start as usize..end as usize];
+                score(field, needle.wide, need, |from| {
+                    find(field, needle.wide, from)
+                })
+            }
+        }
+    }
+
+    /// True when the needle occurs in the field.
+    fn contains(&self, field: Field, needle: &Needle<'_>) -> bool {
+        match field {
+            Field::Ascii(start, end) => needle.ascii.is_some_and(|query| {
+                find(&self.ascii[start as usize..end as usize], query, 0).is_some()
+            }),
+            Field::Wide(start, end) => {
+                find(&self.wide[start as usize..end as usize], needle.wide, 0).is_some()
+            }
+        }
+    }
+
+    /// The candidates for `agent_id` in `agent_cwd` matching `query`, best
+    /// first, at most `limit` (spec `candidates.rank`, `candidates.v1.match`,
+    /// `candidates.v2.match`, `candidates.fuzzy.order`).
+    pub fn list(
+        &self,
+        agent_id: &JsString,
+        agent_cwd: Option<&JsString>,
+        query: &[u16],
+        limit: usize,
+        generation: Generation,
+    ) -> Vec<Candidate<'_>> {
+        let lowered = to_lower(query);
+        let needle_units = unit_mask(&lowered);
+        let needle_pairs = pair_mask(&lowered);
+        let ascii_bytes: Option<Vec<u8>> = lowered
+            .iter()
+            .all(|unit| *unit < 0x80)
+            .then(|| lowered.iter().map(|unit| *unit as u8).collect());
+        let needle = Needle {
+            wide: &lowered,
+            ascii: ascii_bytes.as_deref(),
+        };
+        let same_group = agent_cwd.and_then(|cwd| self.groups.get(cwd)).copied();
+        // The best `limit` hits so far; the worst on top.
+        let mut best: BinaryHeap<Hit> =
+            BinaryHeap::with_capacity(limit.min(self.entries.len()) + 1);
+        let highest = match generation {
+            Generation::Newest if !lowered.is_empty() => 1000,
+            _ => 0,
+        };
+        // Stages visit ranks in order and indices ascending, so once the top
+        // is full and its worst hit beats the best that the next candidate
+        // could score, no later candidate can enter (spec `candidates.rank`).
+        let visit = |index: u32, rank: u8, best: &mut BinaryHeap<Hit>| -> bool {
+            if best.len() >= limit
+                && best
+                    .peek()
+                    .is_some_and(|worst| *worst <= (rank, Reverse(highest), index))
+            {
+                return false;
+            }
+            if self.units[index as usize] & needle_units != needle_units {
+                return true;
+            }
+            let (record, entry) = (&self.records[index as usize], &self.entries[index as usize]);
+            if record.id == *agent_id {
+                return true;
+            }
+            // With the top full, a candidate of the worst hit's rank enters
+            // only by scoring above it (its index is larger).
+            let need = match best.peek() {
+                Some(worst) if best.len() >= limit && worst.0 == rank => worst.1 .0 + 1,
+                _ => 0,
+            };
+            // Without every adjacent pair of the query, no field contains it:
+            // only a scattered subsequence can match.
+            let substring = self.pairs[index as usize] & needle_pairs == needle_pairs;
+            let relevance = match generation {
+                _ if lowered.is_empty() => Some(0),
+                Generation::Rc8 => (substring && self.v1_matches(entry, &needle)).then_some(0),
+                Generation::Newest if !substring => {
+                    self.relevance(entry, &needle, SUBSEQUENCE_ONLY)
+                }
+                Generation::Newest => self.relevance(entry, &needle, need),
+            };
+            if let Some(relevance) = relevance {
+                let hit = (rank, Reverse(relevance), index);
+                if best.len() < limit {
+                    best.push(hit);
+                } else if best.peek().is_some_and(|worst| hit < *worst) {
+                    best.pop();
+                    best.push(hit);
+                }
+            }
+            true
+        };
+        let members = same_group.map_or(&[][..], |group| &self.members[group as usize]);
+        let same = same_group.unwrap_or(u32::MAX);
+        let others = (0..self.entries.len() as u32).filter(|index| {
+            let group = self.group_of[*index as usize];
+            group != u32::MAX && group != same
+        });
+        let stages = members
+            .iter()
+            .map(|index| (*index, 0))
+            .chain(self.without_cwd.iter().map(|index| (*index, 1)))
+            .chain(others.map(|index| (index, 2)));
+        for (index, rank) in stages {
+            if !visit(index, rank, &mut best) {
+                break;
+            }
+        }
+        let mut hits = best.into_vec();
+        hits.sort_unstable();
+        hits.into_iter()
+            .map(|(rank, _, index)| Candidate {
+                record: &self.records[index as usize],
+                same_workspace: rank == 0,
+            })
+            .collect()
+    }
+
+    /// rc.8: a substring of the id, cwd or label (spec `candidates.v1.match`).
+    fn v1_matches(&self, entry: &Entry, needle: &Needle<'_>) -> bool {
+        self.contains(entry.id, needle)
+            || entry.cwd.is_some_and(|cwd| self.contains(cwd, needle))
+            || self.contains(entry.label, needle)
+    }
+
+    /// The best of the label and display title scores and the id and cwd
+    /// substring matches (spec `candidates.fuzzy.relevance`).
+    /// Relevances below `need` are reported as `None` (see [`score`]).
+    fn relevance(&self, entry: &Entry, needle: &Needle<'_>, need: u32) -> Option<u32> {
+        let label = self.score(entry.label, needle, need);
+        let display_title = if entry.display_title == entry.label {
+            label
+        } else {
+            self.score(entry.display_title, needle, need)
+        };
+        let fuzzy = label.max(display_title);
+        if fuzzy >= Some(500) || need > 500 {
+            return fuzzy.filter(|relevance| need == SUBSEQUENCE_ONLY || *relevance >= need);
+        }
+        let substring = |field: Field| self.contains(field, needle).then_some(500);
+        substring(entry.id)
+            .or_else(|| entry.cwd.and_then(substring))
+            .or(fuzzy)
+    }
+}
+
+/// The first occurrence of `needle` in `haystack` at or after `from`.
+/// Fields are short, so a direct scan beats a prepared searcher.
+fn find<T: Unit>(haystack: &[T], needle: &[T], from: usize) -> Option<usize> {
+    let first = *needle.first()?;
+    let last_start = haystack.len().checked_sub(needle.len())?;
+    (from..=last_start)
+        .find(|&start| haystack[start] == first && haystack[start..].starts_with(needle))
+}
+
+/// Position 0, or after an ASCII unit that is not a letter or digit, or
+/// after JavaScript whitespace (spec `candidates.fuzzy.word-start`).
+fn is_word_start<T: Unit>(field: &[T], position: usize) -> bool {
+    position == 0 || field[position - 1].ends_word()
+}
+
+/// The score of `query` against one lower-cased field, `find(from)` giving
+/// the next occurrence of the query at or after `from` (spec
+/// `candidates.fuzzy.score`, `candidates.fuzzy.subsequence`).
+///
+/// Scores below `need` cannot change a result, so the tiers under it are not
+/// computed and `None` is returned instead: the answer is the same, only
+/// faster.
+fn score<T: Unit>(
+    field: &[T],
+    query: &[T],
+    need: u32,
+    find: impl Fn(usize) -> Option<usize>,
+) -> Option<u32> {
+    if need == SUBSEQUENCE_ONLY {
+        return subsequence(field, query);
+    }
+    if field == query {
+        return Some(1000);
+    }
+    if need > 900 {
+        return None;
+    }
+    if field.starts_with(query) {
+        return Some(900);
+    }
+    if need > 800 {
+        return None;
+    }
+    if let Some(first) = find(0) {
+        let mut at = Some(first);
+        while let Some(position) = at {
+            if is_word_start(field, position) {
+                return Some(800);
+            }
+            at = find(position + 1);
+        }
+        return (need <= 700).then_some(700);
+    }
+    if need > 450 {
+        return None;
+    }
+    subsequence(field, query)
+}
+
+/// The subsequence score (spec `candidates.fuzzy.subsequence`).
+fn subsequence<T: Unit>(field: &[T], query: &[T]) -> Option<u32> {
+    let mut previous: Option<usize> = None;
+    let mut gap = 0;
+    let mut first_at = 0;
+    for &unit in query {
+        let from = previous.map_or(0, |p| p + 1);
+        let found = from + T::position(field.get(from..)?, unit)?;
+        match previous {
+            Some(p) => gap += found - p - 1,
+            None => first_at = found,
+        }
+        previous = Some(found);
+    }
+    let bonus = if is_word_start(field, first_at) {
+        50
+    } else {
+        0
+    };
+    Some(300 + 100u32.saturating_sub(gap as u32) + bonus)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn units(text: &str) -> Vec<u16> {
+        text.encode_utf16().collect()
+    }
+
+    fn score_of(field: &[u16], query: &[u16]) -> Option<u32> {
+        score(field, query, 0, |from| find(field, query, from))
+    }
+
+    #[test]
+    fn score_tiers() {
+        let q = units("plan");
+        assert_eq!(score_of(&units("plan"), &q), Some(1000));
+        assert_eq!(score_of(&units("planning"), &q), Some(900));
+        assert_eq!(score_of(&units("the plan"), &q), Some(800));
+        assert_eq!(score_of(&units("explanation"), &q), Some(700));
+        assert_eq!(score_of(&units("p-l-a-n"), &q), Some(300 + 97 + 50));
+        assert_eq!(score_of(&units("nalp"), &q), None);
+        assert!(score_of(&units("my planet"), &q) > score_of(&units("airplane"), &q));
+    }
+
+    /// Rank straight from the spec's words (`candidates.rank`).
+    fn rank(cwd: Option<&JsString>, agent_cwd: Option<&JsString>) -> u8 {
+        match (cwd, agent_cwd) {
+            (Some(cwd), Some(agent)) if cwd == agent => 0,
+            (None, _) => 1,
+            _ => 2,
+        }
+    }
+
+    /// Every candidate scored in full, sorted, cut: what `list` must equal
+    /// whatever it skips.
+    fn naive(
+        index: &CandidateIndex,
+        agent: &JsString,
+        cwd: Option<&JsString>,
+        query: &str,
+        limit: usize,
+    ) -> Vec<String> {
+        let lowered = to_lower(&units(query));
+        let ascii: Vec<u8> = lowered.iter().map(|u| *u as u8).collect();
+        let needle = Needle {
+            wide: &lowered,
+            ascii: lowered.iter().all(|u| *u < 0x80).then_some(&ascii[..]),
+        };
+        let mut hits: Vec<Hit> = Vec::new();
+        for (i, (record, entry)) in index.records.iter().zip(&index.entries).enumerate() {
+            if record.id == *agent {
+                continue;
+            }
+            let relevance = if lowered.is_empty() {
+                Some(0)
+            } else {
+                index.relevance(entry, &needle, 0)
+            };
+            if let Some(relevance) = relevance {
+                hits.push((rank(record.cwd.as_ref(), cwd), Reverse(relevance), i as u32));
+            }
+        }
+        hits.sort_unstable();
+        hits.truncate(limit);
+        hits.into_iter()
+            .map(|(_, _, i)| index.records[i as usize].id.to_string_lossy())
+            .collect()
+    }
+
+    #[test]
+    fn skipping_never_changes_the_top() {
+        let words = [
+            "plan",
+            "planet",
+            "p-lan",
+            "release",
+            "notes",
+            "x",
+            "Plan",
+            "PLAN notes",
+            "ÉLAN",
+            "pla n",
+        ];
+        let cwds = [Some("/w"), None, Some("/o"), Some("/w")];
+        let records = (0..400)
+            .map(|i| SessionRecord {
+                id: JsString::from(format!("s{i}").as_str()),
+                cwd: cwds[i % 4].map(JsString::from),
+                created_at: None,
+                title: (i % 5 != 0).then(|| {
+                    JsString::from(format!("{} {}", words[i % 10], words[(i * 7) % 10]).as_str())
+                }),
+                subagent_label: (i % 6 == 0).then(|| JsString::from(words[(i * 3) % 10])),
+            })
+            .collect();
+        let index = CandidateIndex::new(records);
+        let agent = JsString::from("s3");
+        for cwd in [Some(JsString::from("/w")), None] {
+            for query in [
+                "", "p", "pl", "plan", "lan", "s1", "/o", "notes", "élan", "zz",
+            ] {
+                for limit in [1, 5, 50, 1000] {
+                    let fast: Vec<String> = index
+                        .list(
+                            &agent,
+                            cwd.as_ref(),
+                            &units(query),
+                            limit,
+                            Generation::Newest,
+                        )
+                        .iter()
+                        .map(|c| c.record.id.to_string_lossy())
+                        .collect();
+                    assert_eq!(
+                        fast,
+                        naive(&index, &agent, cwd.as_ref(), query, limit),
+                        "{query:?} {limit}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -39,9 +39,7 @@ mod tree;
 pub use grammar::{
     active_at_token, format_file_mention, slice_end, token_before_cursor, ActiveToken,
 };
-pub use rank::{
-    compare_utf16, js_to_lower_case, rank_candidates, score_candidate, DIRECTORY_BONUS,
-};
+pub use rank::{compare_utf16, rank_candidates, score_candidate, to_lower, DIRECTORY_BONUS};
 pub use search::{
     FileIndex, FileSearchConfig, WorkspaceFileSearch, DEFAULT_EXCLUDED_DIRECTORIES,
     DEFAULT_MAX_ENTRIES, DEFAULT_MAX_RESULTS,

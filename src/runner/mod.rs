@@ -104,21 +104,45 @@ pub fn run(
     implementation: &mut dyn Implementation,
     features: &[String],
     filters: &[String],
+    on_result: impl FnMut(&Vector, &VectorResult),
+) -> Report {
+    run_with(suite, filters, on_result, |vector| {
+        if vector
+            .features
+            .iter()
+            .any(|feature| features.contains(feature))
+        {
+            check(vector, implementation.call(&vector.op, &vector.input))
+        } else {
+            Status::SkippedFeature
+        }
+    })
+}
+
+/// [`run`] for the reference in all its generations ([`check_reference`]).
+pub fn run_reference(
+    suite: &Suite,
+    filters: &[String],
+    on_result: impl FnMut(&Vector, &VectorResult),
+) -> Report {
+    run_with(suite, filters, on_result, check_reference)
+}
+
+/// The run loop: filter, decide each vector's status with `status_of`,
+/// report it as it completes.
+fn run_with(
+    suite: &Suite,
+    filters: &[String],
     mut on_result: impl FnMut(&Vector, &VectorResult),
+    mut status_of: impl FnMut(&Vector) -> Status,
 ) -> Report {
     let mut report = Report::default();
     for (_, vector) in suite.vectors() {
         let status =
             if !filters.is_empty() && !filters.iter().any(|f| matches_filter(f, &vector.id)) {
                 Status::SkippedFilter
-            } else if !vector
-                .features
-                .iter()
-                .any(|feature| features.contains(feature))
-            {
-                Status::SkippedFeature
             } else {
-                check(vector, implementation.call(&vector.op, &vector.input))
+                status_of(vector)
             };
         let result = VectorResult {
             id: vector.id.clone(),
@@ -156,30 +180,6 @@ pub fn check_reference(vector: &Vector) -> Status {
         }
     }
     status
-}
-
-/// [`run`] for the reference in all its generations ([`check_reference`]).
-pub fn run_reference(
-    suite: &Suite,
-    filters: &[String],
-    mut on_result: impl FnMut(&Vector, &VectorResult),
-) -> Report {
-    let mut report = Report::default();
-    for (_, vector) in suite.vectors() {
-        let status =
-            if !filters.is_empty() && !filters.iter().any(|f| matches_filter(f, &vector.id)) {
-                Status::SkippedFilter
-            } else {
-                check_reference(vector)
-            };
-        let result = VectorResult {
-            id: vector.id.clone(),
-            status,
-        };
-        on_result(vector, &result);
-        report.results.push(result);
-    }
-    report
 }
 
 /// Compares one answer with a vector's expectation.

@@ -21,43 +21,7 @@ pub const SCORE_SUBSEQUENCE: u32 = 300;
 /// Added to every score of a directory (spec `files.rank.directory-bonus`).
 pub const DIRECTORY_BONUS: u32 = 25;
 
-/// ECMAScript `toLowerCase`: full Unicode lower-case mappings, independent
-/// of any locale, with the final-sigma rule; lone surrogates are kept (spec
-/// `files.rank.lowercase`). A lone surrogate is neither cased nor
-/// case-ignorable, so lowering the well-formed runs between them one by one
-/// gives the same final-sigma contexts as lowering the whole string.
-pub fn js_to_lower_case(units: &[u16]) -> Vec<u16> {
-    if units.is_ascii_only() {
-        return units
-            .iter()
-            .map(|unit| u16::from((*unit as u8).to_ascii_lowercase()))
-            .collect();
-    }
-    let mut out = Vec::with_capacity(units.len());
-    let mut run = String::new();
-    for decoded in char::decode_utf16(units.iter().copied()) {
-        match decoded {
-            Ok(ch) => run.push(ch),
-            Err(lone) => {
-                out.extend(run.to_lowercase().encode_utf16());
-                run.clear();
-                out.push(lone.unpaired_surrogate());
-            }
-        }
-    }
-    out.extend(run.to_lowercase().encode_utf16());
-    out
-}
-
-trait AsciiOnly {
-    fn is_ascii_only(&self) -> bool;
-}
-
-impl AsciiOnly for [u16] {
-    fn is_ascii_only(&self) -> bool {
-        self.iter().all(|unit| *unit < 0x80)
-    }
-}
+pub use crate::js::case::to_lower;
 
 /// `haystack.indexOf(needle, from)` on code units.
 fn index_of(haystack: &[u16], needle: &[u16], from: usize) -> Option<usize> {
@@ -97,13 +61,13 @@ pub fn score_candidate(path: &[u16], kind: FileKind, query: &[u16]) -> Option<u3
     if query.is_empty() {
         return Some(0);
     }
-    let path = js_to_lower_case(path);
+    let path = to_lower(path);
     let name_start = path
         .iter()
         .rposition(|unit| *unit == SLASH)
         .map_or(0, |slash| slash + 1);
     let name = &path[name_start..];
-    let needle = js_to_lower_case(query);
+    let needle = to_lower(query);
     let bonus = if kind == FileKind::Directory {
         DIRECTORY_BONUS
     } else {
@@ -225,14 +189,11 @@ mod tests {
 
     #[test]
     fn lowercase_is_locale_independent_with_final_sigma() {
-        let lower = |text: &str| String::from_utf16_lossy(&js_to_lower_case(&units(text)));
+        let lower = |text: &str| String::from_utf16_lossy(&to_lower(&units(text)));
         assert_eq!(lower("İstanbul"), "i\u{307}stanbul");
         assert_eq!(lower("ẞ ß"), "ß ß");
         assert_eq!(lower("ΟΔΟΣ ΣΑ"), "οδος σα");
-        assert_eq!(
-            js_to_lower_case(&[0x41, 0xD800, 0x42]),
-            vec![0x61, 0xD800, 0x62]
-        );
+        assert_eq!(to_lower(&[0x41, 0xD800, 0x42]), vec![0x61, 0xD800, 0x62]);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! decoded as UTF-8 with replacement, as Node does); queries are JavaScript
 //! strings. File contents are never read.
 
-use super::rank::{compare_utf16, js_to_lower_case, kind_rank, rank_candidates};
+use super::rank::{compare_utf16, kind_rank, rank_candidates, to_lower};
 use super::rank::{
     DIRECTORY_BONUS, SCORE_EXACT_NAME, SCORE_NAME_CONTAINS, SCORE_NAME_PREFIX, SCORE_PATH_CONTAINS,
     SCORE_SUBSEQUENCE,
@@ -473,7 +473,7 @@ impl FileIndex {
     pub fn search(&self, query: &[u16], limit: usize) -> Vec<FileReferenceCandidate> {
         let show_hidden = shows_hidden(query);
         let visible = (0..self.len()).filter(|position| show_hidden || !self.hot[*position].hidden);
-        let needle = match String::from_utf16(&js_to_lower_case(query)) {
+        let needle = match String::from_utf16(&to_lower(query)) {
             Ok(text) if !query.is_empty() => Needle {
                 mask: byte_mask(text.as_bytes()),
                 single_ascii: text.len() == 1,

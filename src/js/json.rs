@@ -5,7 +5,7 @@
 //!
 //! - [`parse`] reads JSON text (`JSON.parse` grammar) into a [`Json`] tree
 //!   that keeps every member, in written order, and JavaScript strings.
-//! - [`stringify`] is `JSON.stringify` of the value that `JSON.parse` would
+//! - [`stringify()`] is `JSON.stringify` of the value that `JSON.parse` would
 //!   have built: JavaScript's object model (duplicate keys collapse, canonical
 //!   array-index keys first) and ECMAScript number formatting.
 //! - [`to_wire`] writes a tree exactly as it is (written order, duplicates

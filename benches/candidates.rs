@@ -4,6 +4,9 @@
 //! generations. `benches/oracle/candidates.mjs` times upstream rc.8 on a
 //! listing of the same shape.
 
+mod common;
+use common::Rng;
+
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use dsh_session_reference::config::Generation;
 use dsh_session_reference::discovery::sessions::{CandidateIndex, SessionRecord};
@@ -36,17 +39,11 @@ const WORDS: &[&str] = &[
 
 /// A deterministic listing: xorshift-chosen titles of two to four words.
 fn listing() -> Vec<SessionRecord> {
-    let mut state: u32 = 0x9E37_79B9;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        state as usize
-    };
+    let mut rng = Rng::new();
     (0..SESSIONS)
         .map(|index| {
-            let words = 2 + next() % 3;
-            let title: Vec<&str> = (0..words).map(|_| WORDS[next() % WORDS.len()]).collect();
+            let words = 2 + rng.below(3);
+            let title: Vec<&str> = (0..words).map(|_| rng.pick(WORDS)).collect();
             let cwd = match index % 3 {
                 0 => Some(JsString::from("/work/project")),
                 1 => None,
@@ -55,7 +52,7 @@ fn listing() -> Vec<SessionRecord> {
                 )),
             };
             SessionRecord {
-                id: JsString::from(format!("session-{index:06}-{:08x}", next()).as_str()),
+                id: JsString::from(format!("session-{index:06}-{:08x}", rng.next()).as_str()),
                 cwd,
                 created_at: Some(Json::Number(index as f64)),
                 title: (index % 10 != 0).then(|| JsString::from(title.join(" ").as_str())),

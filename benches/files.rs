@@ -7,6 +7,9 @@
 //!
 //! Budget (spec, `files.md` "Performance"): ≤ 3 ms per query.
 
+mod common;
+use common::Rng;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -138,33 +141,11 @@ const QUERIES: &[(&str, &str)] = &[
 const TREE_FNV1A: u32 = 0x8247_6b08;
 const ANSWER_FNV1A: [u32; 4] = [0xb7b8_3235, 0x48c9_5e88, 0x18bd_ec4e, 0x2e0a_8ac5];
 
-/// xorshift32, as in `benches/parse.rs`.
-struct Rng(u32);
-
-impl Rng {
-    fn next(&mut self) -> u32 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u32) as usize
-    }
-
-    fn pick(&mut self, words: &[&'static str]) -> &'static str {
-        words[self.below(words.len())]
-    }
-}
-
 /// The synthetic tree in generation order: each file path brings its
 /// not-yet-seen parent directories first. Directory names never contain a
 /// `.` and file names always do, so no path is both.
 fn tree() -> Vec<(String, FileKind)> {
-    let mut rng = Rng(0x9E37_79B9);
+    let mut rng = Rng::new();
     let mut entries = Vec::with_capacity(ENTRIES);
     let mut seen = std::collections::HashSet::new();
     while entries.len() < ENTRIES {

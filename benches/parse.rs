@@ -3,6 +3,9 @@
 //! case). `benches/oracle/parse.mjs` builds the same inputs with the same
 //! generator and times upstream on them.
 
+mod common;
+use common::Rng;
+
 use std::time::Duration;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
@@ -95,32 +98,6 @@ fn fnv1a(units: &[u16]) -> u32 {
     })
 }
 
-/// xorshift32; `benches/oracle/parse.mjs` has the same generator.
-struct Rng(u32);
-
-impl Rng {
-    fn new() -> Self {
-        Self(0x9E37_79B9)
-    }
-
-    fn next(&mut self) -> u32 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u32) as usize
-    }
-
-    fn word(&mut self) -> &'static str {
-        WORDS[self.below(WORDS.len())]
-    }
-}
-
 /// Mention-free English-like prose of exactly `len` bytes: sentences of 6 to
 /// 17 words with commas and semicolons, ending in `.`, `?`, `!` or `:`, and
 /// paragraph breaks.
@@ -129,7 +106,7 @@ fn prose(rng: &mut Rng, len: usize) -> String {
     while out.len() < len {
         let words = 6 + rng.below(12);
         for index in 0..words {
-            let word = rng.word();
+            let word = rng.pick(WORDS);
             if index == 0 {
                 out.push_str(&word[..1].to_ascii_uppercase());
                 out.push_str(&word[1..]);
@@ -163,7 +140,7 @@ fn dense(rng: &mut Rng, len: usize) -> (String, usize) {
     let mut out = String::with_capacity(len);
     let mut count = 0;
     loop {
-        let word = rng.word();
+        let word = rng.pick(WORDS);
         let uri = uri::encode(
             &format!("session-{count}")
                 .encode_utf16()

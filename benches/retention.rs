@@ -12,6 +12,9 @@
 //! so its cost grows with N²; `benches/oracle/prepare.mjs` times it on the
 //! same messages (same generator) and checks the same data checksums.
 
+mod common;
+use common::Rng;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -69,28 +72,6 @@ const WORDS: &[&str] = &[
     "number",
     "summary",
 ];
-
-/// xorshift32; `benches/oracle/prepare.mjs` has the same generator.
-struct Rng(u32);
-
-impl Rng {
-    fn new() -> Self {
-        Self(0x9E37_79B9)
-    }
-
-    fn next(&mut self) -> u32 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u32) as usize
-    }
-}
 
 /// One message: words separated by spaces, cut to exactly 160–200 bytes
 /// (all ASCII).

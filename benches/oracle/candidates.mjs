@@ -20,6 +20,15 @@
 import { readFileSync } from "node:fs";
 import { upstream, packageJson } from "../../conformance/adapters/upstream-npm/oracle.mjs";
 
+// ORACLE_JSON=1 (benches/side-by-side.sh): the human lines go to stderr and
+// stdout carries one JSON object per measurement ({"id", "median_s", ...},
+// ids as criterion names the Rust benches). Without it nothing changes.
+const JSON_LINES = process.env.ORACLE_JSON === "1";
+const log = JSON_LINES ? console.error : console.log;
+const emit = (record) => {
+  if (JSON_LINES) console.log(JSON.stringify(record));
+};
+
 // The cordis peer the package itself resolves (same module instance).
 const CORDIS_DIR = new URL("../../conformance/adapters/upstream-npm/node_modules/@deepseek-ai/cordis/", import.meta.url);
 const cordisJson = JSON.parse(readFileSync(new URL("package.json", CORDIS_DIR), "utf8"));
@@ -100,8 +109,10 @@ const agent = { id: AGENT_ID, session: { header: { cwd: AGENT_CWD } } };
 // The Rust bench's queries: empty; 1, 4, 8 and 12 characters matching as
 // prefixes and word starts; a scattered subsequence; a query matching nothing.
 const queries = ["", "p", "plan", "refactor", "release note", "rfctr", "zzzz"];
+// Their case names in benches/candidates.rs (for the JSON lines' ids).
+const CASES = { "": "empty", p: "1-char", plan: "4-chars", refactor: "8-chars", "release note": "12-chars", rfctr: "scattered", zzzz: "no-match" };
 
-console.log(
+log(
   `${packageJson.name}@${packageJson.version} listCandidates: ${SESSIONS} sessions, limit ${LIMIT}, ` +
     `median of ${RUNS} runs after ${WARMUP} warm-up runs (node ${process.version})`,
 );
@@ -115,8 +126,16 @@ for (const query of queries) {
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   const label = query === "" ? "no query" : `query ${JSON.stringify(query)} (${query.length} char${query.length === 1 ? "" : "s"})`;
-  console.log(
+  log(
     `${label.padEnd(34)} ${String(result.length).padStart(3)} returned, first ${JSON.stringify(result[0]?.label)}: ` +
       `median ${median(times).toFixed(2)} ms`,
   );
+  emit({
+    id: `candidates/${SESSIONS === 100_000 ? "100k" : SESSIONS}/rc8/${CASES[query] ?? query}`,
+    query,
+    median_s: median(times) / 1e3,
+    samples: RUNS,
+    returned: result.length,
+    first: result[0]?.label ?? null,
+  });
 }

@@ -12,6 +12,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+// ORACLE_JSON=1 (benches/side-by-side.sh): the human lines go to stderr and
+// stdout carries one JSON object per measurement ({"id", "median_s", ...},
+// ids as criterion names the Rust benches). Without it nothing changes.
+const JSON_LINES = process.env.ORACLE_JSON === "1";
+const log = JSON_LINES ? console.error : console.log;
+const emit = (record) => {
+  if (JSON_LINES) console.log(JSON.stringify(record));
+};
+
 const PACKAGE_DIR = new URL(
   "../../conformance/adapters/upstream-npm/node_modules/@deepseek-ai/dsh-file-reference-local/",
   import.meta.url,
@@ -145,7 +154,7 @@ async function measure(fn, { warmup = 1, budget = 3, minIters = 5, maxIters = 20
   return { perCall: median(samples), samples: samples.length };
 }
 
-console.log(`upstream ${packageJson.name}@${packageJson.version}, node ${process.version}`);
+log(`upstream ${packageJson.name}@${packageJson.version}, node ${process.version}`);
 const entries = tree();
 const treeHash = fnv1aEntries(entries);
 if (treeHash !== TREE_FNV1A) throw new Error(`tree fnv1a ${treeHash}: differs from benches/files.rs`);
@@ -168,19 +177,20 @@ try {
   const signal = new AbortController().signal;
   const search = new WorkspaceFileSearch(root, config);
 
-  console.log(`\nfiles/search (WorkspaceFileSearch.list on a prebuilt index of ${ENTRIES} entries, top ${MAX_RESULTS})`);
+  log(`\nfiles/search (WorkspaceFileSearch.list on a prebuilt index of ${ENTRIES} entries, top ${MAX_RESULTS})`);
   for (const [name, query] of QUERIES) {
     const found = await search.list(query, signal);
     const hash = fnv1aEntries(found);
     if (hash !== ANSWER_FNV1A[name]) throw new Error(`${name}: answer fnv1a ${hash} differs from benches/files.rs`);
     const { perCall, samples } = await measure(() => search.list(query, signal));
-    console.log(
+    log(
       `  ${name.padEnd(4)} ${JSON.stringify(query).padEnd(15)} ${found.length} results  fnv1a ${hash}  ` +
         `median ${fmtTime(perCall).padStart(10)}  [${samples} samples]`,
     );
+    emit({ id: `files/search/${name}`, query, median_s: perCall, samples, results: found.length, fnv1a: hash });
   }
 
-  console.log("\nfiles/index (one breadth-first scan of the tree on disk: a fresh search's first bare query)");
+  log("\nfiles/index (one breadth-first scan of the tree on disk: a fresh search's first bare query)");
   const { perCall, samples } = await measure(
     async () => {
       const fresh = new WorkspaceFileSearch(root, config);
@@ -189,7 +199,8 @@ try {
     },
     { warmup: 0, budget: 5, minIters: 5, maxIters: 20 },
   );
-  console.log(`  scan-disk  median ${fmtTime(perCall).padStart(10)}  [${samples} samples]`);
+  log(`  scan-disk  median ${fmtTime(perCall).padStart(10)}  [${samples} samples]`);
+  emit({ id: "files/index/scan-disk", median_s: perCall, samples });
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -8,6 +8,15 @@
 // (MB/s = 1e6 bytes/s, MiB/s as criterion reports it; ops/s for URIs).
 import { readFileSync } from "node:fs";
 
+// ORACLE_JSON=1 (benches/side-by-side.sh): the human lines go to stderr and
+// stdout carries one JSON object per measurement ({"id", "median_s", ...},
+// ids as criterion names the Rust benches). Without it nothing changes.
+const JSON_LINES = process.env.ORACLE_JSON === "1";
+const log = JSON_LINES ? console.error : console.log;
+const emit = (record) => {
+  if (JSON_LINES) console.log(JSON.stringify(record));
+};
+
 const PACKAGE_DIR = new URL(
   "../../conformance/adapters/upstream-npm/node_modules/@deepseek-ai/dsh-session-reference/",
   import.meta.url,
@@ -135,7 +144,7 @@ const fmtRate = (x) => (x >= 100 ? x.toFixed(1) : x.toPrecision(3));
 const fmtTime = (s) =>
   s >= 1 ? `${s.toFixed(3)} s` : s >= 1e-3 ? `${(s * 1e3).toFixed(3)} ms` : s >= 1e-6 ? `${(s * 1e6).toFixed(3)} µs` : `${(s * 1e9).toFixed(1)} ns`;
 
-console.log(`upstream ${packageJson.name}@${packageJson.version}, node ${process.version}`);
+log(`upstream ${packageJson.name}@${packageJson.version}, node ${process.version}`);
 
 const rng = new Rng();
 const proseText = prose(rng, MIB);
@@ -144,7 +153,7 @@ const unclosedText = "@[".repeat(UNCLOSED_REPEATS);
 if (denseInput.count !== EXPECTED.dense.mentions) throw new Error(`dense: ${denseInput.count} mentions`);
 if (proseText.includes("@") || proseText.includes("dsh-session:")) throw new Error("prose has a mention");
 
-console.log("\nmention/parse (parseSessionReferenceText)");
+log("\nmention/parse (parseSessionReferenceText)");
 for (const [name, text, options] of [
   ["prose", proseText, {}],
   ["dense", denseInput.text, {}],
@@ -159,11 +168,12 @@ for (const [name, text, options] of [
   const { perCall, samples } = measure(() => {
     sink += parseSessionReferenceText(text).references.length;
   }, options);
-  console.log(
+  log(
     `  ${name.padEnd(9)} ${String(bytes).padStart(8)} B  fnv1a ${fnv1a(text)}  refs ${String(mentions).padStart(5)}  ` +
       `median ${fmtTime(perCall).padStart(11)}  ${fmtRate(bytes / perCall / 1e6).padStart(8)} MB/s ` +
       `(${fmtRate(bytes / perCall / MIB)} MiB/s)  [${samples} samples]`,
   );
+  emit({ id: `mention/parse/${name}`, median_s: perCall, samples, bytes, mentions });
 }
 
 const IDS = [
@@ -172,7 +182,7 @@ const IDS = [
   ["emoji_lone_surrogate", "chat \u{1F600} \uD800 \u{1F680}"],
 ];
 const BATCH = 10_000;
-console.log("\nuri (per call)");
+log("\nuri (per call)");
 for (const [name, id] of IDS) {
   const uri = encodeSessionReferenceUri(id);
   if (decodeSessionReferenceUri(uri) !== id) throw new Error(`${name}: round trip`);
@@ -180,10 +190,11 @@ for (const [name, id] of IDS) {
     ["encode", () => { for (let i = 0; i < BATCH; i++) sink += encodeSessionReferenceUri(id).length; }],
     ["decode", () => { for (let i = 0; i < BATCH; i++) sink += decodeSessionReferenceUri(uri).length; }],
   ]) {
-    const { perCall } = measure(fn, { warmup: 0.3, budget: 1, batch: BATCH });
-    console.log(
+    const { perCall, samples } = measure(fn, { warmup: 0.3, budget: 1, batch: BATCH });
+    emit({ id: `uri/${op}/${name}`, median_s: perCall, samples, batch: BATCH });
+    log(
       `  ${`${op}/${name}`.padEnd(28)} median ${fmtTime(perCall).padStart(10)}  ${(1 / perCall / 1e6).toFixed(3)} Mops/s  (${uri})`,
     );
   }
 }
-if (sink === -1) console.log(sink);
+if (sink === -1) log(sink);

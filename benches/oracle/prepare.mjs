@@ -10,6 +10,15 @@
 // which must match), the stats, and the median time of `prepare`.
 import { newResolver, readSurfaceFrom, packageJson, PROMPT_PREFIX, PROMPT_SUFFIX } from "../../conformance/adapters/upstream-npm/oracle.mjs";
 
+// ORACLE_JSON=1 (benches/side-by-side.sh): the human lines go to stderr and
+// stdout carries one JSON object per measurement ({"id", "median_s", ...},
+// ids as criterion names the Rust benches). Without it nothing changes.
+const JSON_LINES = process.env.ORACLE_JSON === "1";
+const log = JSON_LINES ? console.error : console.log;
+const emit = (record) => {
+  if (JSON_LINES) console.log(JSON.stringify(record));
+};
+
 const SESSION_ID = "bench-session";
 const LABEL = "Bench session";
 
@@ -101,8 +110,8 @@ const RUNS = { 1000: 7, 2000: 5, 4000: 3, 8000: 3 };
 const sizes = process.argv.slice(2).map(Number);
 const SIZES = sizes.length > 0 ? sizes : [1000, 2000, 4000, 8000];
 
-console.log(`upstream ${packageJson.name}@${packageJson.version}, node ${process.version}`);
-console.log("prepare/one-session (one reference, default config: maxReferenceBytes 65536)");
+log(`upstream ${packageJson.name}@${packageJson.version}, node ${process.version}`);
+log("prepare/one-session (one reference, default config: maxReferenceBytes 65536)");
 let warmed = false;
 for (const n of SIZES) {
   const { snapshot: snap, checksum } = snapshot(n);
@@ -117,7 +126,7 @@ for (const n of SIZES) {
   const text = context.content[0].text;
   const data = text.slice(PROMPT_PREFIX.length, text.length - PROMPT_SUFFIX.length);
   const ref = context.source.references[0];
-  console.log(
+  log(
     `N=${n}: texts fnv1a ${hex(checksum)}, data ${Buffer.byteLength(data)} B fnv1a ${hex(fnv1a(data))}, ` +
       `stats retained ${ref.retainedMessages} omittedMessages ${ref.omittedMessages} ` +
       `omittedBytes ${ref.omittedBytes} truncated ${ref.truncated}`,
@@ -129,7 +138,19 @@ for (const n of SIZES) {
     samples.push(now() - t0);
   }
   const m = median(samples);
-  console.log(
+  emit({
+    id: `prepare/one-session/${n}`,
+    median_s: m,
+    samples: samples.length,
+    texts_fnv1a: hex(checksum),
+    data_bytes: Buffer.byteLength(data),
+    data_fnv1a: hex(fnv1a(data)),
+    retained: ref.retainedMessages,
+    omitted_messages: ref.omittedMessages,
+    omitted_bytes: ref.omittedBytes,
+    truncated: ref.truncated,
+  });
+  log(
     `  median ${fmtTime(m).padStart(11)}  (${((m / n) * 1e6).toFixed(2)} µs/message, ` +
       `min ${fmtTime(Math.min(...samples))}, ${samples.length} runs)`,
   );

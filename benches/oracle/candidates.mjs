@@ -19,15 +19,8 @@
 // first label and the median time of one listCandidates call.
 import { readFileSync } from "node:fs";
 import { upstream, packageJson } from "../../conformance/adapters/upstream-npm/oracle.mjs";
+import { Rng, log, emit } from "./common.mjs";
 
-// ORACLE_JSON=1 (benches/side-by-side.sh): the human lines go to stderr and
-// stdout carries one JSON object per measurement ({"id", "median_s", ...},
-// ids as criterion names the Rust benches). Without it nothing changes.
-const JSON_LINES = process.env.ORACLE_JSON === "1";
-const log = JSON_LINES ? console.error : console.log;
-const emit = (record) => {
-  if (JSON_LINES) console.log(JSON.stringify(record));
-};
 
 // The cordis peer the package itself resolves (same module instance).
 const CORDIS_DIR = new URL("../../conformance/adapters/upstream-npm/node_modules/@deepseek-ai/cordis/", import.meta.url);
@@ -47,20 +40,6 @@ const WORDS = [
   "deploy", "schema", "migration", "tests", "flaky", "docs", "api", "design", "budget", "index",
 ];
 
-// xorshift32, as in benches/candidates.rs.
-class Rng {
-  constructor() {
-    this.state = 0x9e3779b9;
-  }
-  next() {
-    let x = this.state;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.state = x >>> 0;
-    return this.state;
-  }
-}
 
 function listing(count) {
   const rng = new Rng();

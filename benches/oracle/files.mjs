@@ -11,15 +11,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Rng, log, emit } from "./common.mjs";
 
-// ORACLE_JSON=1 (benches/side-by-side.sh): the human lines go to stderr and
-// stdout carries one JSON object per measurement ({"id", "median_s", ...},
-// ids as criterion names the Rust benches). Without it nothing changes.
-const JSON_LINES = process.env.ORACLE_JSON === "1";
-const log = JSON_LINES ? console.error : console.log;
-const emit = (record) => {
-  if (JSON_LINES) console.log(JSON.stringify(record));
-};
 
 const PACKAGE_DIR = new URL(
   "../../conformance/adapters/upstream-npm/node_modules/@deepseek-ai/dsh-file-reference-local/",
@@ -61,26 +54,6 @@ const QUERIES = [
 const TREE_FNV1A = "82476b08";
 const ANSWER_FNV1A = { q1: "b7b83235", q4: "48c95e88", q8: "18bdec4e", q12: "2e0a8ac5" };
 
-// xorshift32, as Rng in benches/files.rs.
-class Rng {
-  constructor() {
-    this.state = 0x9e3779b9;
-  }
-  next() {
-    let x = this.state;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.state = x >>> 0;
-    return this.state;
-  }
-  below(n) {
-    return this.next() % n;
-  }
-  pick(words) {
-    return words[this.below(words.length)];
-  }
-}
 
 /** The tree in generation order, as `tree()` in benches/files.rs. */
 function tree() {

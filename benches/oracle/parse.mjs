@@ -7,15 +7,8 @@
 // Prints, per workload, the median time per iteration and the throughput
 // (MB/s = 1e6 bytes/s, MiB/s as criterion reports it; ops/s for URIs).
 import { readFileSync } from "node:fs";
+import { Rng, log, emit } from "./common.mjs";
 
-// ORACLE_JSON=1 (benches/side-by-side.sh): the human lines go to stderr and
-// stdout carries one JSON object per measurement ({"id", "median_s", ...},
-// ids as criterion names the Rust benches). Without it nothing changes.
-const JSON_LINES = process.env.ORACLE_JSON === "1";
-const log = JSON_LINES ? console.error : console.log;
-const emit = (record) => {
-  if (JSON_LINES) console.log(JSON.stringify(record));
-};
 
 const PACKAGE_DIR = new URL(
   "../../conformance/adapters/upstream-npm/node_modules/@deepseek-ai/dsh-session-reference/",
@@ -39,26 +32,6 @@ const WORDS = [
   "summary", "detail",
 ];
 
-// xorshift32, as Rng in benches/parse.rs.
-class Rng {
-  constructor() {
-    this.state = 0x9e3779b9;
-  }
-  next() {
-    let x = this.state;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.state = x >>> 0;
-    return this.state;
-  }
-  below(n) {
-    return this.next() % n;
-  }
-  word() {
-    return WORDS[this.below(WORDS.length)];
-  }
-}
 
 function prose(rng, len) {
   const parts = [];
@@ -70,7 +43,7 @@ function prose(rng, len) {
   while (size < len) {
     const words = 6 + rng.below(12);
     for (let index = 0; index < words; index++) {
-      const word = rng.word();
+      const word = rng.pick(WORDS);
       push(index === 0 ? word[0].toUpperCase() + word.slice(1) : word);
       if (index + 1 < words) {
         const r = rng.below(16);
@@ -89,7 +62,7 @@ function dense(rng, len) {
   let size = 0;
   let count = 0;
   for (;;) {
-    const word = rng.word();
+    const word = rng.pick(WORDS);
     const uri = encodeSessionReferenceUri(`session-${count}`);
     const segment = rng.below(2) === 0 ? `${word} @[label ${count}](${uri}) ` : `${word} ${uri} `;
     if (size + segment.length > len) break;

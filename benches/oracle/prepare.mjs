@@ -9,15 +9,8 @@
 // Prints, per N, the checksums the Rust bench prints (texts and data array,
 // which must match), the stats, and the median time of `prepare`.
 import { newResolver, readSurfaceFrom, packageJson, PROMPT_PREFIX, PROMPT_SUFFIX } from "../../conformance/adapters/upstream-npm/oracle.mjs";
+import { Rng, log, emit } from "./common.mjs";
 
-// ORACLE_JSON=1 (benches/side-by-side.sh): the human lines go to stderr and
-// stdout carries one JSON object per measurement ({"id", "median_s", ...},
-// ids as criterion names the Rust benches). Without it nothing changes.
-const JSON_LINES = process.env.ORACLE_JSON === "1";
-const log = JSON_LINES ? console.error : console.log;
-const emit = (record) => {
-  if (JSON_LINES) console.log(JSON.stringify(record));
-};
 
 const SESSION_ID = "bench-session";
 const LABEL = "Bench session";
@@ -29,23 +22,6 @@ const WORDS = [
   "after", "while", "should", "would", "window", "river", "garden", "letter", "number", "summary",
 ];
 
-// xorshift32, as Rng in benches/retention.rs.
-class Rng {
-  constructor() {
-    this.state = 0x9e3779b9;
-  }
-  next() {
-    let x = this.state;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.state = x >>> 0;
-    return this.state;
-  }
-  below(n) {
-    return this.next() % n;
-  }
-}
 
 function message(rng) {
   const len = 160 + rng.below(41);

@@ -82,7 +82,7 @@ fn message(rng: &mut Rng) -> String {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.push_str(WORDS[rng.below(WORDS.len())]);
+        out.push_str(rng.pick(WORDS));
     }
     out.truncate(len);
     out

@@ -1,5 +1,6 @@
 //! Retention against a slow, obviously-correct model written directly from
-//! the upstream facts R1–R7 (`/work/shared/upstream-facts.md` §5).
+//! the upstream facts R1–R7 (`/work/shared/upstream-facts.md` §5): it lives
+//! in `checks::retention_model`, shared with the fuzz targets.
 //!
 //! The model does what upstream's loop does, step by step: it keeps the data
 //! object as a [`Json`] tree and re-serializes the whole of it with
@@ -29,10 +30,11 @@
 //!
 //! Failing cases are saved to `tests/retention_model.proptest-regressions`.
 
+use dsh_session_reference::checks::retention_model as model;
 use dsh_session_reference::config::{Config, NoModels};
 use dsh_session_reference::js::json;
 use dsh_session_reference::prepare::{self, Agent, Services};
-use dsh_session_reference::projection::{self, Role};
+use dsh_session_reference::projection;
 use dsh_session_reference::retention::{self, Stats};
 use dsh_session_reference::surface::{JsonSessions, Snapshot};
 use dsh_session_reference::tag_safe::stringify_tag_safe;
@@ -50,246 +52,8 @@ fn config(cases: u32) -> ProptestConfig {
     }
 }
 
-// ---------------------------------------------------------------------------
-// The model (facts R1–R7)
-// ---------------------------------------------------------------------------
-
-mod model {
-    use super::*;
-    use std::cell::Cell;
-
-    /// `Buffer.from(text, "utf8")`: UTF-8 with every lone surrogate as U+FFFD.
-    pub fn buffer(text: &[u16]) -> String {
-        String::from_utf16_lossy(text)
-    }
-
-    /// `Buffer.byteLength(text, "utf8")`.
-    pub fn byte_length(text: &[u16]) -> usize {
-        buffer(text).len()
-    }
-
-    /// Branches the model took on this thread, to check that the
-    /// generators reach them: decoded parts that lost a leading BOM, phase-2
-    /// steps that re-cut an already cut text, and phase-2 picks decided by
-    /// a tie.
-    #[derive(Clone, Copy, Debug, Default)]
-    pub struct Trace {
-        pub boms_stripped: usize,
-        pub recuts: usize,
-        pub ties: usize,
-    }
-
-    thread_local! {
-        pub static TRACE: Cell<Trace> = const {
-            Cell::new(Trace { boms_stripped: 0, recuts: 0, ties: 0 })
-        };
-    }
-
-    fn trace(update: impl FnOnce(&mut Trace)) {
-        let mut trace = TRACE.get();
-        update(&mut trace);
-        TRACE.set(trace);
-    }
-
-    /// A default WHATWG `TextDecoder` on well-formed UTF-8: one leading BOM
-    /// is stripped.
-    fn decode(part: &str) -> &str {
-        match part.strip_prefix('\u{FEFF}') {
-            Some(rest) => {
-                trace(|t| t.boms_stripped += 1);
-                rest
-            }
-            None => part,
-        }
-    }
-
-    /// R5: keep `head` bytes at the front and `tail` bytes at the end of the
-    /// UTF-8 bytes of `text`, trimmed to whole code points. Returns the kept
-    /// text and the omitted byte count.
-    pub fn head_tail(text: &[u16], head: usize, tail: usize) -> (String, usize) {
-        let bytes = buffer(text);
-        let total = bytes.len();
-        // An incomplete trailing sequence of the head is dropped: on
-        // well-formed UTF-8, the end moves back to a code-point boundary.
-        let mut prefix_end = head;
-        while !bytes.is_char_boundary(prefix_end) {
-            prefix_end -= 1;
-        }
-        // Leading continuation bytes of the tail are dropped.
-        let mut suffix_start = if tail == 0 { total } else { total - tail };
-        while !bytes.is_char_boundary(suffix_start) {
-            suffix_start += 1;
-        }
-        let prefix = &bytes[..prefix_end];
-        let suffix = &bytes[suffix_start..];
-        let omitted = total - prefix.len() - suffix.len();
-        let kept = format!("{}{}", decode(prefix), decode(suffix));
-        (kept, omitted)
-    }
-
-    /// R4: `truncateWithNotice(text, maxOut)`.
-    pub fn truncate_with_notice(text: &[u16], max_out: usize) -> (Vec<u16>, usize) {
-        let total = byte_length(text);
-        if total <= max_out {
-            return (text.to_vec(), 0);
-        }
-        let mut best: (Vec<u16>, usize) = (Vec::new(), total);
-        let (mut lo, mut hi) = (0i64, max_out as i64);
-        while lo <= hi {
-            let r = (lo + hi) / 2;
-            let head = (r + 1) / 2;
-            let tail = r / 2;
-            let (kept, omitted) = head_tail(text, head as usize, tail as usize);
-            let candidate = format!("{kept}\n[\u{2026} omitted {omitted} UTF-8 bytes \u{2026}]");
-            if candidate.len() <= max_out {
-                best = (candidate.encode_utf16().collect(), omitted);
-                lo = r + 1;
-            } else {
-                hi = r - 1;
-            }
-        }
-        best
-    }
-
-    struct Entry {
-        role: Role,
-        checkpoint: bool,
-        original: Vec<u16>,
-        current: Vec<u16>,
-        omitted: usize,
-    }
-
-    /// R1: the data object of one reference.
-    fn data(snapshot: &Snapshot, label: &[u16], items: &[Entry]) -> Json {
-        let mut members = vec![
-            (
-                JsString::from("sessionId"),
-                Json::String(snapshot.session.id.clone()),
-            ),
-            (
-                JsString::from("label"),
-                Json::String(JsString::from_units(label.to_vec())),
-            ),
-            (
-                JsString::from("cwd"),
-                snapshot.session.cwd.clone().unwrap_or(Json::Null),
-            ),
-        ];
-        if let Some(seq) = &snapshot.captured_through_seq {
-            members.push((JsString::from("capturedThroughSeq"), seq.clone()));
-        }
-        let conversation = items
-            .iter()
-            .map(|item| {
-                Json::object([
-                    ("role", Json::str(item.role.as_str())),
-                    (
-                        "text",
-                        Json::String(JsString::from_units(item.current.clone())),
-                    ),
-                ])
-            })
-            .collect();
-        members.push((JsString::from("conversation"), Json::Array(conversation)));
-        Json::Object(members)
-    }
-
-    /// R1: `Buffer.byteLength(stringifyTagSafeJson(data))`.
-    fn size(snapshot: &Snapshot, label: &[u16], items: &[Entry]) -> usize {
-        stringify_tag_safe(&data(snapshot, label, items)).len()
-    }
-
-    /// Upstream's retention of one reference: the tag-safe data JSON and the
-    /// stats, or `None` when it cannot fit (R6).
-    pub fn retain(snapshot: &Snapshot, label: &[u16], max_bytes: usize) -> Option<(String, Stats)> {
-        let mut items: Vec<Entry> = projection::project(snapshot)
-            .into_iter()
-            .map(|item| Entry {
-                role: item.role,
-                checkpoint: item.checkpoint,
-                original: item.text.to_vec(),
-                current: item.text.to_vec(),
-                omitted: 0,
-            })
-            .collect();
-        let compacted = items.iter().any(|item| item.checkpoint);
-        let original_messages = items.len();
-        let mut omitted_messages = 0;
-        let mut dropped_bytes = 0;
-
-        // R2: drop the lowest non-checkpoint, non-last index, one at a time.
-        while size(snapshot, label, &items) > max_bytes {
-            let last = items.len().wrapping_sub(1);
-            let Some(index) = (0..items.len()).find(|&i| !items[i].checkpoint && i != last) else {
-                break;
-            };
-            let removed = items.remove(index);
-            omitted_messages += 1;
-            dropped_bytes += byte_length(&removed.original);
-        }
-
-        // R3: truncate the longest current text, from its original.
-        while size(snapshot, label, &items) > max_bytes {
-            let mut longest: Option<(usize, usize)> = None;
-            for (index, item) in items.iter().enumerate() {
-                let bytes = byte_length(&item.current);
-                if longest.is_none_or(|(_, most)| bytes > most) {
-                    longest = Some((index, bytes));
-                }
-            }
-            let (index, bytes) = longest?;
-            if bytes == 0 {
-                return None;
-            }
-            if items
-                .iter()
-                .filter(|item| byte_length(&item.current) == bytes)
-                .count()
-                > 1
-            {
-                trace(|t| t.ties += 1);
-            }
-            if items[index].current != items[index].original {
-                trace(|t| t.recuts += 1);
-            }
-            let overflow = size(snapshot, label, &items) - max_bytes;
-            let target = bytes.saturating_sub(overflow);
-            let (text, omitted) = truncate_with_notice(&items[index].original, target);
-            if text == items[index].current {
-                return None;
-            }
-            items[index].current = text;
-            items[index].omitted = omitted;
-        }
-
-        // R7.
-        let omitted_bytes = items.iter().map(|item| item.omitted).sum::<usize>() + dropped_bytes;
-        let stats = Stats {
-            compacted,
-            original_messages,
-            retained_messages: items.len(),
-            omitted_messages,
-            omitted_bytes,
-            truncated: omitted_messages > 0 || omitted_bytes > 0,
-        };
-        Some((stringify_tag_safe(&data(snapshot, label, &items)), stats))
-    }
-
-    /// The tag-safe data JSON with nothing retained away.
-    pub fn whole(snapshot: &Snapshot, label: &[u16]) -> String {
-        let items: Vec<Entry> = projection::project(snapshot)
-            .into_iter()
-            .map(|item| Entry {
-                role: item.role,
-                checkpoint: item.checkpoint,
-                original: item.text.to_vec(),
-                current: item.text.to_vec(),
-                omitted: 0,
-            })
-            .collect();
-        stringify_tag_safe(&data(snapshot, label, &items))
-    }
-}
+// The model (facts R1–R7) lives in `checks::retention_model`, shared with
+// the fuzz targets: one model for every check.
 
 // ---------------------------------------------------------------------------
 // The fast implementation, rendered

@@ -14,6 +14,9 @@
 
 mod common;
 use common::Rng;
+#[path = "common/messages.rs"]
+mod messages;
+use messages::message;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,57 +39,6 @@ const SIZES: &[usize] = &[1_000, 2_000, 4_000, 8_000, 100_000, 1_000_000];
 const BUDGET: u64 = 65_536;
 const SESSION_ID: &str = "bench-session";
 const LABEL: &str = "Bench session";
-
-/// Must stay identical to WORDS in `benches/oracle/prepare.mjs`.
-const WORDS: &[&str] = &[
-    "the",
-    "a",
-    "of",
-    "and",
-    "to",
-    "in",
-    "is",
-    "that",
-    "it",
-    "for",
-    "session",
-    "model",
-    "context",
-    "reference",
-    "snapshot",
-    "message",
-    "budget",
-    "retention",
-    "reply",
-    "tool",
-    "result",
-    "before",
-    "after",
-    "while",
-    "should",
-    "would",
-    "window",
-    "river",
-    "garden",
-    "letter",
-    "number",
-    "summary",
-];
-
-/// One message: words separated by spaces, cut to exactly 160–200 bytes
-/// (all ASCII).
-fn message(rng: &mut Rng) -> String {
-    let len = 160 + rng.below(41);
-    let mut out = String::with_capacity(len + 16);
-    while out.len() < len {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(rng.pick(WORDS));
-    }
-    out.truncate(len);
-    out
-}
 
 /// FNV-1a (32-bit) over UTF-16 code units, as the oracle computes it.
 fn fnv1a(units: impl IntoIterator<Item = u16>, hash: u32) -> u32 {

@@ -39,6 +39,13 @@ use dsh_session_reference::surface::{
 use dsh_session_reference::{projection, retention};
 use dsh_session_reference::{JsString, Json};
 
+#[path = "../benches/common/mod.rs"]
+mod common;
+use common::Rng;
+#[path = "../benches/common/messages.rs"]
+mod messages;
+use messages::message;
+
 /// Live heap bytes (as requested) and their high-water mark.
 struct Counting;
 
@@ -99,75 +106,6 @@ const DEFAULT_MESSAGES: usize = 1_000_000;
 const SESSION_ID: &str = "bench-session";
 const LABEL: &str = "Bench session";
 
-/// The words of `benches/retention.rs` (and `benches/oracle/prepare.mjs`).
-const WORDS: &[&str] = &[
-    "the",
-    "a",
-    "of",
-    "and",
-    "to",
-    "in",
-    "is",
-    "that",
-    "it",
-    "for",
-    "session",
-    "model",
-    "context",
-    "reference",
-    "snapshot",
-    "message",
-    "budget",
-    "retention",
-    "reply",
-    "tool",
-    "result",
-    "before",
-    "after",
-    "while",
-    "should",
-    "would",
-    "window",
-    "river",
-    "garden",
-    "letter",
-    "number",
-    "summary",
-];
-
-/// xorshift32, as in `benches/retention.rs`.
-struct Rng(u32);
-
-impl Rng {
-    fn next(&mut self) -> u32 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u32) as usize
-    }
-}
-
-/// One message of exactly 160–200 ASCII bytes, as `message` in
-/// `benches/retention.rs`.
-fn message(rng: &mut Rng) -> String {
-    let len = 160 + rng.below(41);
-    let mut out = String::with_capacity(len + 16);
-    while out.len() < len {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(WORDS[rng.below(WORDS.len())]);
-    }
-    out.truncate(len);
-    out
-}
-
 /// A text stored with exact capacity (ASCII: one unit per byte).
 fn exact(text: &str) -> JsString {
     let mut units = Vec::with_capacity(text.len());
@@ -178,7 +116,7 @@ fn exact(text: &str) -> JsString {
 
 /// The snapshot of `n` messages, user first (same texts as the bench's).
 fn snapshot(n: usize) -> Snapshot {
-    let mut rng = Rng(0x9E37_79B9);
+    let mut rng = Rng::new();
     let mut events = Vec::with_capacity(n);
     for index in 0..n {
         let texts = vec![exact(&message(&mut rng))];

@@ -304,7 +304,7 @@ pub fn protocol_request(data: &[u8]) {
 
 /// `retention::retain` as (data JSON, stats), checking that its two
 /// renderings (`write_tag_safe`, `data_json`) agree.
-fn fast_retain(snapshot: &Snapshot, label: &[u16], max_bytes: u64) -> Option<(String, Stats)> {
+pub fn fast_retain(snapshot: &Snapshot, label: &[u16], max_bytes: u64) -> Option<(String, Stats)> {
     let retained = retention::retain(snapshot, label, projection::project(snapshot), max_bytes)?;
     let mut written = String::new();
     retained.write_tag_safe(&mut written);

@@ -59,19 +59,7 @@ fn config(cases: u32) -> ProptestConfig {
 // The fast implementation, rendered
 // ---------------------------------------------------------------------------
 
-/// `retention::retain` as (data JSON, stats); also checks that its two
-/// renderings agree.
-fn fast(snapshot: &Snapshot, label: &[u16], max_bytes: u64) -> Option<(String, Stats)> {
-    let retained = retention::retain(snapshot, label, projection::project(snapshot), max_bytes)?;
-    let mut written = String::new();
-    retained.write_tag_safe(&mut written);
-    assert_eq!(
-        written,
-        stringify_tag_safe(&retained.data_json()),
-        "write_tag_safe and data_json disagree"
-    );
-    Some((written, retained.stats))
-}
+use dsh_session_reference::checks::fast_retain as fast;
 
 // ---------------------------------------------------------------------------
 // Strategies: snapshots as JSON text

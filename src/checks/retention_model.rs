@@ -166,10 +166,9 @@ fn size(snapshot: &Snapshot, label: &[u16], items: &[Entry]) -> usize {
     stringify_tag_safe(&data(snapshot, label, items)).len()
 }
 
-/// Upstream's retention of one reference: the tag-safe data JSON and the
-/// stats, or `None` when it cannot fit (R6).
-pub fn retain(snapshot: &Snapshot, label: &[u16], max_bytes: usize) -> Option<(String, Stats)> {
-    let mut items: Vec<Entry> = projection::project(snapshot)
+/// The projected items, untouched.
+fn entries(snapshot: &Snapshot) -> Vec<Entry> {
+    projection::project(snapshot)
         .into_iter()
         .map(|item| Entry {
             role: item.role,
@@ -178,7 +177,13 @@ pub fn retain(snapshot: &Snapshot, label: &[u16], max_bytes: usize) -> Option<(S
             current: item.text.to_vec(),
             omitted: 0,
         })
-        .collect();
+        .collect()
+}
+
+/// Upstream's retention of one reference: the tag-safe data JSON and the
+/// stats, or `None` when it cannot fit (R6).
+pub fn retain(snapshot: &Snapshot, label: &[u16], max_bytes: usize) -> Option<(String, Stats)> {
+    let mut items = entries(snapshot);
     let compacted = items.iter().any(|item| item.checkpoint);
     let original_messages = items.len();
     let mut omitted_messages = 0;
@@ -244,15 +249,5 @@ pub fn retain(snapshot: &Snapshot, label: &[u16], max_bytes: usize) -> Option<(S
 
 /// The tag-safe data JSON with nothing retained away.
 pub fn whole(snapshot: &Snapshot, label: &[u16]) -> String {
-    let items: Vec<Entry> = projection::project(snapshot)
-        .into_iter()
-        .map(|item| Entry {
-            role: item.role,
-            checkpoint: item.checkpoint,
-            original: item.text.to_vec(),
-            current: item.text.to_vec(),
-            omitted: 0,
-        })
-        .collect();
-    stringify_tag_safe(&data(snapshot, label, &items))
+    stringify_tag_safe(&data(snapshot, label, &entries(snapshot)))
 }

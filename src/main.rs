@@ -11,7 +11,7 @@ use dsh_session_reference::protocol::server;
 use dsh_session_reference::protocol::wire::{Outcome, UNSUPPORTED};
 use dsh_session_reference::runner::adapter::{External, Implementation};
 use dsh_session_reference::runner::vectors::{Expect, Suite, Vector};
-use dsh_session_reference::runner::{self, Status, VectorResult};
+use dsh_session_reference::runner::{self, report, Selection, Status, VectorResult};
 use dsh_session_reference::spill::{FolderSpillStore, SpillStore};
 use dsh_session_reference::surface::FolderReader;
 use dsh_session_reference::{JsString, Json};
@@ -40,9 +40,20 @@ enum Command {
         /// Command that starts an adapter speaking the protocol on stdin/stdout.
         #[arg(long = "impl")]
         implementation: Option<String>,
-        /// Run only vectors whose id matches (substring, or `*` wildcards).
+        /// Run only vectors whose id matches (substring, or `*` wildcards;
+        /// repeatable).
         #[arg(long)]
         filter: Vec<String>,
+        /// Run only vectors of these features (comma-separated), among those
+        /// the implementation declares.
+        #[arg(long, value_delimiter = ',')]
+        features: Option<Vec<String>>,
+        /// How to print the results: lines for a person, or one JSON object.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Also write a JUnit XML report to this file.
+        #[arg(long)]
+        junit: Option<PathBuf>,
         /// Seconds to wait for each answer.
         #[arg(long, default_value_t = 10)]
         timeout: u64,
@@ -91,6 +102,53 @@ enum Command {
     },
 }
 
+/// `println!` that ends the process quietly (exit 2) when standard output
+/// is gone, such as a closed pipe, instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        emit(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` with [`say!`]'s handling of a closed output.
+macro_rules! say_raw {
+    ($($arg:tt)*) => {
+        emit(&format!($($arg)*))
+    };
+}
+
+fn emit(text: &str) {
+    use std::io::Write as _;
+    let mut out = io::stdout().lock();
+    if out
+        .write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .is_err()
+    {
+        std::process::exit(2);
+    }
+}
+
+/// How `conformance` prints its results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    /// A line per failure (per vector with -v), skip reasons, a summary line.
+    Human,
+    /// One JSON object on standard output (`runner::report::to_json`).
+    Json,
+}
+
+/// What `conformance` was asked to do.
+struct ConformanceRun {
+    implementation: Option<String>,
+    selection: Selection,
+    format: Format,
+    junit: Option<PathBuf>,
+    timeout: Duration,
+    vectors: PathBuf,
+    verbose: bool,
+}
+
 /// The suite shipped with this crate.
 const DEFAULT_VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/conformance/vectors");
 
@@ -99,16 +157,24 @@ fn main() -> ExitCode {
         Command::Conformance {
             implementation,
             filter,
+            features,
+            format,
+            junit,
             timeout,
             vectors,
             verbose,
-        } => conformance(
+        } => conformance(ConformanceRun {
             implementation,
-            &filter,
-            Duration::from_secs(timeout),
-            &vectors,
+            selection: Selection {
+                filters: filter,
+                features,
+            },
+            format,
+            junit,
+            timeout: Duration::from_secs(timeout),
+            vectors,
             verbose,
-        ),
+        }),
         Command::Adapter { generation } => {
             match server::serve(generation, io::stdin().lock(), io::stdout().lock()) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -179,19 +245,19 @@ fn prepare(
                     .and_then(|s| s.get("kind"))
                     .and_then(Json::as_string)
                     .unwrap_or_default();
-                println!("--- message {} ({kind})", index + 1);
+                say!("--- message {} ({kind})", index + 1);
                 let blocks = message
                     .get("content")
                     .and_then(Json::as_array)
                     .unwrap_or_default();
                 for block in blocks {
                     if let Some(text) = block.get("text").and_then(Json::as_js_str) {
-                        println!("{}", text.to_string_lossy());
+                        say!("{}", text.to_string_lossy());
                     }
                 }
                 if kind == "session-reference" {
-                    println!("--- source record");
-                    print!(
+                    say!("--- source record");
+                    say_raw!(
                         "{}",
                         json::to_pretty(message.get("source").unwrap_or(&Json::Null), 2)
                     );
@@ -220,37 +286,52 @@ fn load(dir: &std::path::Path) -> Result<Suite, ExitCode> {
     })
 }
 
-fn conformance(
-    implementation: Option<String>,
-    filters: &[String],
-    timeout: Duration,
-    dir: &std::path::Path,
-    verbose: bool,
-) -> ExitCode {
-    let suite = match load(dir) {
+fn conformance(run: ConformanceRun) -> ExitCode {
+    let suite = match load(&run.vectors) {
         Ok(suite) => suite,
         Err(code) => return code,
     };
-    let show = |vector: &Vector, result: &VectorResult| match &result.status {
-        Status::Failed(detail) => {
-            println!("FAIL {} [{}]\n  {detail}", vector.id, vector.op);
+    let base = std::env::current_dir().unwrap_or_default();
+    let human = run.format == Format::Human;
+    let show = |_: &Vector, result: &VectorResult| match &result.status {
+        Status::Failed(detail) if human => {
+            say!("{}", report::failure_block(result, detail, &base));
         }
-        Status::Passed if verbose => println!("ok   {}", vector.id),
+        Status::Passed if human && run.verbose => say!("ok   {}", result.id),
         _ => {}
     };
-    let report = match &implementation {
+    let (report, implementation) = match &run.implementation {
         None => {
-            for generation in Generation::ALL {
-                let features = generation.features().join(", ");
-                println!(
-                    "implementation: {NAME} {} profile (features: {features})",
-                    generation.name()
-                );
-            }
-            runner::run_reference(&suite, filters, show)
+            let profiles: Vec<Json> = Generation::ALL
+                .into_iter()
+                .map(|generation| {
+                    let features = generation.features();
+                    if human {
+                        say!(
+                            "implementation: {NAME} {} profile (features: {})",
+                            generation.name(),
+                            features.join(", ")
+                        );
+                    }
+                    Json::object([
+                        ("profile", Json::str(generation.name())),
+                        (
+                            "features",
+                            Json::Array(features.iter().map(|f| Json::str(f)).collect()),
+                        ),
+                    ])
+                })
+                .collect();
+            let implementation = Json::object([
+                ("name", Json::str(NAME)),
+                ("version", Json::str(env!("CARGO_PKG_VERSION"))),
+                ("profiles", Json::Array(profiles)),
+            ]);
+            let report = runner::run_reference(&suite, &run.selection, show);
+            (report, implementation)
         }
         Some(command) => {
-            let mut subject = External::new(command, timeout);
+            let mut subject = External::new(command, run.timeout);
             let description = match subject.describe() {
                 Ok(description) => description,
                 Err(problem) => {
@@ -258,31 +339,47 @@ fn conformance(
                     return ExitCode::from(2);
                 }
             };
-            println!(
-                "implementation: {} {} (features: {})",
-                description.name,
-                description.version,
-                description.features.join(", ")
+            if human {
+                say!(
+                    "implementation: {} {} (features: {})",
+                    description.name,
+                    description.version,
+                    description.features.join(", ")
+                );
+            }
+            let implementation = Json::object([
+                ("name", Json::str(&description.name)),
+                ("version", Json::str(&description.version)),
+                (
+                    "features",
+                    Json::Array(description.features.iter().map(|f| Json::str(f)).collect()),
+                ),
+            ]);
+            let report = runner::run_selected(
+                &suite,
+                &mut subject,
+                &description.features,
+                &run.selection,
+                show,
             );
-            runner::run(&suite, &mut subject, &description.features, filters, show)
+            (report, implementation)
         }
     };
-    let skipped_feature = report
-        .results
-        .iter()
-        .filter(|r| r.status == Status::SkippedFeature)
-        .count();
-    let skipped_unsupported = report
-        .results
-        .iter()
-        .filter(|r| r.status == Status::SkippedUnsupported)
-        .count();
-    if skipped_feature + skipped_unsupported > 0 {
-        println!(
-            "skipped: {skipped_feature} for undeclared features, {skipped_unsupported} answered {UNSUPPORTED}"
-        );
+    if let Some(path) = &run.junit {
+        let xml = report::to_junit(&report, "dsh-session-reference conformance", &base);
+        if let Err(error) = std::fs::write(path, xml) {
+            eprintln!("cannot write {}: {error}", path.display());
+            return ExitCode::from(2);
+        }
     }
-    println!("{}", report.summary());
+    if human {
+        if let Some(skips) = report::skip_breakdown(&report) {
+            say!("{skips}");
+        }
+        say!("{}", report.summary());
+    } else {
+        say!("{}", report::json_text(&report, implementation, &base));
+    }
     if report.failed() == 0 {
         ExitCode::SUCCESS
     } else {
@@ -341,7 +438,7 @@ fn regen(commands: &[String], dir: &std::path::Path) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    println!(
+    say!(
         "rewrote {} expectations in {} files",
         answers.len(),
         suite.files.len()

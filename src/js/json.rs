@@ -335,7 +335,7 @@ pub fn stringify(value: &Json) -> String {
     let mut out = String::new();
     Writer {
         js_object_model: true,
-        escape_invisible: false,
+        escapes: Escapes::Stringify,
     }
     .compact(value, &mut out);
     out
@@ -347,7 +347,7 @@ pub fn to_wire(value: &Json) -> String {
     let mut out = String::new();
     Writer {
         js_object_model: false,
-        escape_invisible: false,
+        escapes: Escapes::Stringify,
     }
     .compact(value, &mut out);
     out
@@ -360,7 +360,7 @@ pub fn to_pretty(value: &Json, expand_depth: usize) -> String {
     let mut out = String::new();
     Writer {
         js_object_model: false,
-        escape_invisible: true,
+        escapes: Escapes::Invisible,
     }
     .pretty(value, expand_depth, 0, &mut out);
     out.push('\n');
@@ -371,7 +371,28 @@ pub fn to_pretty(value: &Json, expand_depth: usize) -> String {
 /// as `\u` escapes: how reports and `Debug` show JavaScript strings.
 pub fn quote_visible(units: &[u16]) -> String {
     let mut out = String::new();
-    write_string(units, true, &mut out);
+    write_string(units, Escapes::Invisible, &mut out);
+    out
+}
+
+/// A JSON string literal with every non-ASCII code unit written as a `\u`
+/// escape (surrogate pairs as two): how the conformance runner shows a
+/// string whose code units matter.
+pub fn quote_ascii(units: &[u16]) -> String {
+    let mut out = String::new();
+    write_string(units, Escapes::NonAscii, &mut out);
+    out
+}
+
+/// The value on one line, members as written, every non-ASCII code unit
+/// escaped ([`quote_ascii`]): how the conformance runner shows values.
+pub fn to_ascii(value: &Json) -> String {
+    let mut out = String::new();
+    Writer {
+        js_object_model: false,
+        escapes: Escapes::NonAscii,
+    }
+    .compact(value, &mut out);
     out
 }
 
@@ -379,7 +400,7 @@ pub fn quote_visible(units: &[u16]) -> String {
 /// (spec `uri.encode.json-literal`).
 pub fn quote(units: &[u16]) -> String {
     let mut out = String::new();
-    write_string(units, false, &mut out);
+    write_string(units, Escapes::Stringify, &mut out);
     out
 }
 
@@ -388,10 +409,10 @@ pub fn quote(units: &[u16]) -> String {
 /// same text as [`quote`] followed by the tag-safe replacement, in one pass.
 pub fn push_quoted(units: &[u16], tag_safe: bool, out: &mut String) {
     if !tag_safe {
-        return write_string(units, false, out);
+        return write_string(units, Escapes::Stringify, out);
     }
     let start = out.len();
-    write_string(units, false, out);
+    write_string(units, Escapes::Stringify, out);
     if out[start..].contains('<') {
         let replaced = out[start..].replace('<', "\\u003c");
         out.truncate(start);
@@ -460,7 +481,19 @@ pub fn measure(units: &[u16], tag_safe: bool) -> Measure {
 
 struct Writer {
     js_object_model: bool,
-    escape_invisible: bool,
+    escapes: Escapes,
+}
+
+/// Which code points a writer spells as `\u` escapes beyond what
+/// `JSON.stringify` escapes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Escapes {
+    /// Exactly `JSON.stringify`'s escapes.
+    Stringify,
+    /// Also the code points a reader could not see or tell apart.
+    Invisible,
+    /// Also every non-ASCII code unit: a one-line, ASCII-only report.
+    NonAscii,
 }
 
 impl Writer {
@@ -490,7 +523,7 @@ impl Writer {
                     if index > 0 {
                         out.push(',');
                     }
-                    write_string(key.units(), self.escape_invisible, out);
+                    write_string(key.units(), self.escapes, out);
                     out.push(':');
                     self.compact(item, out);
                 }
@@ -501,7 +534,7 @@ impl Writer {
             Json::Bool(false) => out.push_str("false"),
             Json::Number(number) if self.js_object_model => write_number(*number, out),
             Json::Number(number) => write_number_exact(*number, out),
-            Json::String(text) => write_string(text.units(), self.escape_invisible, out),
+            Json::String(text) => write_string(text.units(), self.escapes, out),
         }
     }
 
@@ -530,7 +563,7 @@ impl Writer {
                         out.push(',');
                     }
                     indent(level + 1, out);
-                    write_string(key.units(), self.escape_invisible, out);
+                    write_string(key.units(), self.escapes, out);
                     out.push_str(": ");
                     self.pretty(item, expand_depth - 1, level + 1, out);
                 }
@@ -646,7 +679,7 @@ fn push_unicode_escape(unit: u16, out: &mut String) {
 /// `JSON.stringify`'s `QuoteJSONString` (ES2019+, well-formed): short
 /// escapes, other controls and lone surrogates as lowercase `\u` escapes,
 /// everything else raw.
-fn write_string(units: &[u16], escape_invisible: bool, out: &mut String) {
+fn write_string(units: &[u16], escapes: Escapes, out: &mut String) {
     out.push('"');
     let mut index = 0;
     while index < units.len() {
@@ -660,6 +693,7 @@ fn write_string(units: &[u16], escape_invisible: bool, out: &mut String) {
             0x0D => out.push_str("\\r"),
             0x09 => out.push_str("\\t"),
             0..=0x1F => push_unicode_escape(unit, out),
+            0x80.. if escapes == Escapes::NonAscii => push_unicode_escape(unit, out),
             _ if is_high_surrogate(unit)
                 && units.get(index + 1).copied().is_some_and(is_low_surrogate) =>
             {
@@ -671,7 +705,9 @@ fn write_string(units: &[u16], escape_invisible: bool, out: &mut String) {
             _ if is_high_surrogate(unit) || is_low_surrogate(unit) => {
                 push_unicode_escape(unit, out)
             }
-            _ if escape_invisible && is_invisible(unit) => push_unicode_escape(unit, out),
+            _ if escapes == Escapes::Invisible && is_invisible(unit) => {
+                push_unicode_escape(unit, out)
+            }
             _ => out.push(char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER)),
         }
         index += 1;

@@ -1,15 +1,20 @@
 //! The conformance runner: drives an implementation over the vectors and
-//! compares each outcome exactly (spec `conformance.comparison`).
+//! compares each outcome exactly (spec `conformance.comparison`), then
+//! reports the run ([`report`]).
 
 pub mod adapter;
+pub mod diff;
+pub mod report;
 pub mod vectors;
 
 use crate::config::Generation;
-use crate::js::json::{self, Json};
 use crate::protocol::wire::{Outcome, UNSUPPORTED};
 use adapter::Implementation;
-use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 use vectors::{Expect, Suite, Vector};
+
+pub use diff::first_difference;
 
 /// How one vector went.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,19 +25,44 @@ pub enum Status {
     Failed(String),
     /// Not run: the implementation declares none of the vector's features.
     SkippedFeature,
+    /// Not run: none of the vector's features was selected (`--features`).
+    SkippedNotSelected,
     /// Run, but the implementation answered `UNSUPPORTED`.
     SkippedUnsupported,
     /// Not selected by the filter.
     SkippedFilter,
 }
 
-/// A vector's id and how it went.
+impl Status {
+    /// Why a skipped vector was skipped, in words; `None` when it ran.
+    pub fn skip_reason(&self) -> Option<&'static str> {
+        match self {
+            Status::Passed | Status::Failed(_) => None,
+            Status::SkippedFeature => Some("feature not declared"),
+            Status::SkippedNotSelected => Some("feature not selected"),
+            Status::SkippedUnsupported => Some("answered UNSUPPORTED"),
+            Status::SkippedFilter => Some("not matched by the filter"),
+        }
+    }
+}
+
+/// A vector, where it came from, and how it went.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VectorResult {
     /// The vector id.
     pub id: String,
+    /// The vector file it is in.
+    pub file: PathBuf,
+    /// Its op.
+    pub op: String,
+    /// The spec rules it tests.
+    pub rules: Vec<String>,
+    /// The features it runs under.
+    pub features: Vec<String>,
     /// What happened.
     pub status: Status,
+    /// How long the implementation took to answer (zero when not run).
+    pub duration: Duration,
 }
 
 /// The results of one run, in suite order.
@@ -58,6 +88,11 @@ impl Report {
         self.results.len() - self.passed() - self.failed()
     }
 
+    /// Vectors with exactly this status.
+    pub fn count_of(&self, status: &Status) -> usize {
+        self.count(|other| other == status)
+    }
+
     fn count(&self, pick: impl Fn(&Status) -> bool) -> usize {
         self.results
             .iter()
@@ -73,6 +108,62 @@ impl Report {
             self.failed(),
             self.skipped()
         )
+    }
+}
+
+/// Which vectors a run covers: by id pattern and by feature.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// Id patterns ([`matches_filter`]); empty selects every id.
+    pub filters: Vec<String>,
+    /// Features to run; `None` runs every feature the implementation
+    /// declares.
+    pub features: Option<Vec<String>>,
+}
+
+impl Selection {
+    /// Every vector.
+    pub fn all() -> Selection {
+        Selection::default()
+    }
+
+    /// The vectors whose id matches one of `filters` (all when empty).
+    pub fn filtered(filters: &[String]) -> Selection {
+        Selection {
+            filters: filters.to_vec(),
+            features: None,
+        }
+    }
+
+    fn matches_id(&self, id: &str) -> bool {
+        self.filters.is_empty() || self.filters.iter().any(|f| matches_filter(f, id))
+    }
+
+    fn selects_feature(&self, feature: &str) -> bool {
+        self.features
+            .as_ref()
+            .is_none_or(|features| features.iter().any(|f| f == feature))
+    }
+
+    /// Whether `vector` runs on an implementation declaring `declared`, or
+    /// why it is skipped (spec `protocol.features`).
+    fn gate(&self, vector: &Vector, declared: &dyn Fn(&str) -> bool) -> Result<(), Status> {
+        if !self.matches_id(&vector.id) {
+            return Err(Status::SkippedFilter);
+        }
+        let mut selected = vector
+            .features
+            .iter()
+            .filter(|f| self.selects_feature(f))
+            .peekable();
+        if selected.peek().is_none() {
+            return Err(Status::SkippedNotSelected);
+        }
+        if selected.any(|f| declared(f)) {
+            Ok(())
+        } else {
+            Err(Status::SkippedFeature)
+        }
     }
 }
 
@@ -106,47 +197,72 @@ pub fn run(
     filters: &[String],
     on_result: impl FnMut(&Vector, &VectorResult),
 ) -> Report {
-    run_with(suite, filters, on_result, |vector| {
-        if vector
-            .features
-            .iter()
-            .any(|feature| features.contains(feature))
-        {
-            check(vector, implementation.call(&vector.op, &vector.input))
-        } else {
-            Status::SkippedFeature
-        }
+    run_selected(
+        suite,
+        implementation,
+        features,
+        &Selection::filtered(filters),
+        on_result,
+    )
+}
+
+/// [`run`] with a [`Selection`] by id and feature.
+pub fn run_selected(
+    suite: &Suite,
+    implementation: &mut dyn Implementation,
+    features: &[String],
+    selection: &Selection,
+    on_result: impl FnMut(&Vector, &VectorResult),
+) -> Report {
+    let declared = |feature: &str| features.iter().any(|f| f == feature);
+    run_with(suite, on_result, |vector| {
+        selection.gate(vector, &declared)?;
+        Ok(check(
+            vector,
+            implementation.call(&vector.op, &vector.input),
+        ))
     })
 }
 
-/// [`run`] for the reference in all its generations ([`check_reference`]).
+/// [`run_selected`] for the reference in all its generations
+/// ([`check_reference`]).
 pub fn run_reference(
     suite: &Suite,
-    filters: &[String],
+    selection: &Selection,
     on_result: impl FnMut(&Vector, &VectorResult),
 ) -> Report {
-    run_with(suite, filters, on_result, check_reference)
+    run_with(suite, on_result, |vector| {
+        selection.gate(vector, &|feature| {
+            Generation::ALL
+                .iter()
+                .any(|generation| generation.features().contains(&feature))
+        })?;
+        Ok(check_reference_selected(vector, selection))
+    })
 }
 
-/// The run loop: filter, decide each vector's status with `status_of`,
-/// report it as it completes.
+/// The run loop: decide each vector's status with `status_of` (`Err` for a
+/// vector not run), time it, report it as it completes.
 fn run_with(
     suite: &Suite,
-    filters: &[String],
     mut on_result: impl FnMut(&Vector, &VectorResult),
-    mut status_of: impl FnMut(&Vector) -> Status,
+    mut status_of: impl FnMut(&Vector) -> Result<Status, Status>,
 ) -> Report {
     let mut report = Report::default();
-    for (_, vector) in suite.vectors() {
-        let status =
-            if !filters.is_empty() && !filters.iter().any(|f| matches_filter(f, &vector.id)) {
-                Status::SkippedFilter
-            } else {
-                status_of(vector)
-            };
+    for (file, vector) in suite.vectors() {
+        let started = Instant::now();
+        let (status, duration) = match status_of(vector) {
+            Ok(status) => (status, started.elapsed()),
+            Err(skipped) => (skipped, Duration::ZERO),
+        };
         let result = VectorResult {
             id: vector.id.clone(),
+            file: file.path.clone(),
+            op: vector.op.clone(),
+            rules: vector.rules.clone(),
+            features: vector.features.clone(),
             status,
+            duration,
         };
         on_result(vector, &result);
         report.results.push(result);
@@ -158,13 +274,17 @@ fn run_with(
 /// its features: the reference implements both, so every vector of the
 /// suite runs on it. Passes when every such run passes.
 pub fn check_reference(vector: &Vector) -> Status {
+    check_reference_selected(vector, &Selection::all())
+}
+
+fn check_reference_selected(vector: &Vector, selection: &Selection) -> Status {
     let mut status = Status::SkippedFeature;
     for generation in Generation::ALL {
-        if !vector
+        let runs = vector
             .features
             .iter()
-            .any(|f| generation.features().contains(&f.as_str()))
-        {
+            .any(|f| selection.selects_feature(f) && generation.features().contains(&f.as_str()));
+        if !runs {
             continue;
         }
         match check(
@@ -193,11 +313,7 @@ pub fn check(vector: &Vector, answer: Result<Outcome, String>) -> Status {
         (Expect::Output(expected), Outcome::Output(actual)) => {
             match first_difference(expected, actual) {
                 None => Status::Passed,
-                Some(difference) => Status::Failed(format!(
-                    "expected: {}\n  actual:   {}\n  {difference}",
-                    show(expected),
-                    show(actual)
-                )),
+                Some(_) => Status::Failed(diff::explain(expected, actual)),
             }
         }
         (Expect::Error(expected), Outcome::Error { code, .. }) if expected == code => {
@@ -205,105 +321,30 @@ pub fn check(vector: &Vector, answer: Result<Outcome, String>) -> Status {
         }
         (expected, actual) => Status::Failed(format!(
             "expected: {}\n  actual:   {}",
-            show_outcome_expect(expected),
+            show_expect(expected),
             show_outcome(actual)
         )),
     }
 }
 
-fn show(value: &Json) -> String {
-    match value {
-        Json::String(text) => json::quote_visible(text.units()),
-        other => json::to_pretty(other, 0).trim_end().to_owned(),
-    }
-}
-
-fn show_outcome_expect(expect: &Expect) -> String {
+fn show_expect(expect: &Expect) -> String {
     match expect {
-        Expect::Output(output) => format!("output {}", show(output)),
+        Expect::Output(output) => format!("output {}", diff::show(output)),
         Expect::Error(code) => format!("error {code}"),
     }
 }
 
 fn show_outcome(outcome: &Outcome) -> String {
     match outcome {
-        Outcome::Output(output) => format!("output {}", show(output)),
+        Outcome::Output(output) => format!("output {}", diff::show(output)),
         Outcome::Error { code, message } => format!("error {code} ({message})"),
-    }
-}
-
-/// Where two values first differ: a path such as `$.references[0].label`
-/// and, for strings, the first differing code unit and both lengths. Member
-/// order counts; numbers compare as JavaScript numbers.
-pub fn first_difference(expected: &Json, actual: &Json) -> Option<String> {
-    difference_at("$", expected, actual)
-}
-
-fn difference_at(path: &str, expected: &Json, actual: &Json) -> Option<String> {
-    match (expected, actual) {
-        (Json::String(a), Json::String(b)) => {
-            let (a, b) = (a.units(), b.units());
-            let index = a
-                .iter()
-                .zip(b)
-                .position(|(x, y)| x != y)
-                .unwrap_or(a.len().min(b.len()));
-            (a != b).then(|| {
-                format!(
-                    "first difference at {path}, code unit {index} (expected length {}, actual length {})",
-                    a.len(),
-                    b.len()
-                )
-            })
-        }
-        (Json::Array(a), Json::Array(b)) => a
-            .iter()
-            .zip(b)
-            .enumerate()
-            .find_map(|(index, (x, y))| difference_at(&format!("{path}[{index}]"), x, y))
-            .or_else(|| {
-                (a.len() != b.len()).then(|| {
-                    format!(
-                        "first difference at {path}: {} items expected, {} found",
-                        a.len(),
-                        b.len()
-                    )
-                })
-            }),
-        (Json::Object(a), Json::Object(b)) => {
-            for (index, ((ka, va), (kb, vb))) in a.iter().zip(b).enumerate() {
-                if ka != kb {
-                    let mut text = String::new();
-                    let _ = write!(
-                        text,
-                        "first difference at {path}: member {index} is {} expected, {} found",
-                        json::quote_visible(ka.units()),
-                        json::quote_visible(kb.units())
-                    );
-                    return Some(text);
-                }
-                let member = format!("{path}.{}", ka.to_string_lossy());
-                if let Some(found) = difference_at(&member, va, vb) {
-                    return Some(found);
-                }
-            }
-            (a.len() != b.len()).then(|| {
-                format!(
-                    "first difference at {path}: {} members expected, {} found",
-                    a.len(),
-                    b.len()
-                )
-            })
-        }
-        (Json::Number(a), Json::Number(b)) if a == b => None,
-        (a, b) if a == b => None,
-        _ => Some(format!("first difference at {path}")),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::js::json::Json;
     use crate::js::JsString;
 
     fn vector(expect: Expect) -> Vector {
@@ -389,6 +430,7 @@ mod tests {
 
     #[test]
     fn undeclared_features_and_filters_skip() {
+        // runner.selection
         let suite = Suite {
             files: vec![vectors::VectorFile::for_tests(vec![vector(
                 Expect::Output(Json::str("dsh-session:ImFiYyI")),
@@ -403,6 +445,17 @@ mod tests {
             |_, _| {},
         );
         assert_eq!(none.results[0].status, Status::SkippedFeature);
+        let unselected = run_selected(
+            &suite,
+            &mut reference,
+            &["uri".to_owned()],
+            &Selection {
+                filters: Vec::new(),
+                features: Some(vec!["mention".to_owned()]),
+            },
+            |_, _| {},
+        );
+        assert_eq!(unselected.results[0].status, Status::SkippedNotSelected);
         let filtered = run(
             &suite,
             &mut reference,

@@ -134,6 +134,7 @@ pub mod protocol;
 pub mod retention;
 pub mod runner;
 pub mod spill;
+pub mod strategies;
 pub mod surface;
 pub mod tag_safe;
 pub mod uri;

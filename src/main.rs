@@ -9,9 +9,9 @@ use dsh_session_reference::prepare::{Agent, Services};
 use dsh_session_reference::protocol::dispatch::NAME;
 use dsh_session_reference::protocol::server;
 use dsh_session_reference::protocol::wire::{Outcome, UNSUPPORTED};
-use dsh_session_reference::runner::adapter::{External, Implementation};
+use dsh_session_reference::runner::adapter::{BuiltIn, External, Implementation};
 use dsh_session_reference::runner::vectors::{Expect, Suite, Vector};
-use dsh_session_reference::runner::{self, report, Selection, Status, VectorResult};
+use dsh_session_reference::runner::{self, differential, report, Selection, Status, VectorResult};
 use dsh_session_reference::spill::{FolderSpillStore, SpillStore};
 use dsh_session_reference::surface::FolderReader;
 use dsh_session_reference::{JsString, Json};
@@ -87,6 +87,30 @@ enum Command {
         /// Folder where full snapshots of truncated references are saved.
         #[arg(long)]
         spill_dir: Option<PathBuf>,
+    },
+    /// Send the same seeded random requests to two implementations and
+    /// report where they disagree (shrunk), then `agree N/M`. Exit 0 when
+    /// they agree on every case, 1 otherwise, 2 when one cannot be used.
+    Differential {
+        /// Command of the first implementation (default: the built-in
+        /// reference, newest generation).
+        #[arg(long = "a")]
+        a: Option<String>,
+        /// Command of the second implementation.
+        #[arg(long = "b")]
+        b: String,
+        /// Number of cases.
+        #[arg(long, default_value_t = 1000)]
+        cases: u64,
+        /// Seed: the same seed sends the same requests.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Generate only these ops (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        ops: Option<Vec<String>>,
+        /// Seconds to wait for each answer.
+        #[arg(long, default_value_t = 10)]
+        timeout: u64,
     },
     /// Rewrite each vector's `expect` with what the oracles answer (the
     /// upstream package, and the emulation of its newest generation). Every
@@ -195,6 +219,14 @@ fn main() -> ExitCode {
             implementations,
             vectors,
         } => regen(&implementations, &vectors),
+        Command::Differential {
+            a,
+            b,
+            cases,
+            seed,
+            ops,
+            timeout,
+        } => differential(a, &b, cases, seed, ops, Duration::from_secs(timeout)),
     }
 }
 
@@ -381,6 +413,80 @@ fn conformance(run: ConformanceRun) -> ExitCode {
         say!("{}", report::json_text(&report, implementation, &base));
     }
     if report.failed() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn differential(
+    a: Option<String>,
+    b: &str,
+    cases: u64,
+    seed: u64,
+    ops: Option<Vec<String>>,
+    timeout: Duration,
+) -> ExitCode {
+    if let Some(unknown) = ops
+        .iter()
+        .flatten()
+        .find(|op| !differential::known_ops().any(|known| known == op.as_str()))
+    {
+        let known: Vec<&str> = differential::known_ops().collect();
+        eprintln!("unknown op {unknown:?} (known: {})", known.join(", "));
+        return ExitCode::from(2);
+    }
+    let mut first: Box<dyn Implementation> = match &a {
+        Some(command) => Box::new(External::new(command, timeout)),
+        None => Box::new(BuiltIn(Generation::Newest)),
+    };
+    let mut second = External::new(b, timeout);
+    let describe = |name: &str, implementation: &mut dyn Implementation| {
+        implementation.describe().map_err(|problem| {
+            eprintln!("{name}: describe failed: {problem}");
+            ExitCode::from(2)
+        })
+    };
+    let (description_a, description_b) =
+        match (describe("A", first.as_mut()), describe("B", &mut second)) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(code), _) | (_, Err(code)) => return code,
+        };
+    for (name, description) in [("A", &description_a), ("B", &description_b)] {
+        say!(
+            "{name}: {} {} (features: {})",
+            description.name,
+            description.version,
+            description.features.join(", ")
+        );
+    }
+    let plan = differential::plan(&description_a, &description_b, ops.as_deref());
+    let compared: Vec<&str> = plan.ops.iter().map(|planned| planned.op).collect();
+    say!("compared: {}", compared.join(", "));
+    for (op, what) in &plan.mixed {
+        say!("generations differ for {op}: {what}");
+    }
+    for (op, why) in &plan.left_out {
+        say!("not compared: {op} ({why})");
+    }
+    let summary = differential::run(&plan, first.as_mut(), &mut second, cases, seed, |found| {
+        say!(
+            "DISAGREE case {} ({}), shrunk in {} steps\n  input: {}\n  {}",
+            found.case,
+            found.op,
+            found.shrink_steps,
+            json::to_ascii(&found.input),
+            found.detail
+        );
+    });
+    let per_op: Vec<String> = summary
+        .per_op
+        .iter()
+        .map(|(op, (agreed, run))| format!("{op} {agreed}/{run}"))
+        .collect();
+    say!("per op: {}", per_op.join(", "));
+    say!("{}", summary.line());
+    if summary.cases > 0 && summary.agreed == summary.cases {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

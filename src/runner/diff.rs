@@ -187,12 +187,19 @@ pub fn show(value: &Json) -> String {
 /// The report of a mismatch: both values in full when they are short, else
 /// the path of the first difference with an excerpt of both sides there.
 pub fn explain(expected: &Json, actual: &Json) -> String {
+    explain_as(expected, actual, ["expected", "actual"])
+}
+
+/// [`explain`] with other names for the two sides (such as `A` and `B`).
+pub fn explain_as(expected: &Json, actual: &Json, names: [&str; 2]) -> String {
+    let width = names[0].len().max(names[1].len()) + 1;
+    let [first, second] = names.map(|name| format!("{:width$}", format!("{name}:")));
     let Some(difference) = first_difference(expected, actual) else {
         return "equal".to_owned();
     };
     let (full_expected, full_actual) = (show(expected), show(actual));
     if full_expected.len() + full_actual.len() <= 2 * FULL_LIMIT {
-        return format!("expected: {full_expected}\n  actual:   {full_actual}\n  {difference}");
+        return format!("{first} {full_expected}\n  {second} {full_actual}\n  {difference}");
     }
     let (near_expected, near_actual) = match &difference.kind {
         DifferenceKind::String {
@@ -211,7 +218,7 @@ pub fn explain(expected: &Json, actual: &Json) -> String {
         }
     };
     format!(
-        "{difference}\n  expected: {near_expected}\n  actual:   {near_actual}\n  (values of {} and {} characters; run with --format json for both in full)",
+        "{difference}\n  {first} {near_expected}\n  {second} {near_actual}\n  (values of {} and {} characters)",
         full_expected.len(),
         full_actual.len()
     )

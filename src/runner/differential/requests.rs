@@ -1,0 +1,418 @@
+//! Random protocol requests for the `differential` command, one strategy
+//! per op, drawn from the same strategies as the property tests
+//! ([`crate::strategies`]) and the fuzz targets ([`crate::checks::draw`]).
+//!
+//! A strategy builds the op's `input` object. [`Scope`] says how much of
+//! an op the two implementations both define: with [`Scope::Common`] a
+//! request stays inside what both generations answer alike (no route, no
+//! spill store, no developer or system events, no fuzzy query), so that
+//! their outcomes are comparable once [`super::normalize`] hides what only
+//! the newer one adds.
+
+use crate::checks::draw::{self, BudgetChoice, Draw, PrepareCase, SpillChoice, Stored, AGENT_ID};
+use crate::config::Generation;
+use crate::js::JsString;
+use crate::strategies::{finite_number, js_units, json_tree, near_uri, text, units};
+use crate::surface::Snapshot;
+use crate::{mention, projection, retention, Json};
+use proptest::prelude::*;
+
+/// How much of a generation-dependent op a request may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Everything the rc.8 generation defines.
+    V1,
+    /// Everything the newest generation defines.
+    V2,
+    /// Only what both generations define alike.
+    Common,
+}
+
+/// The input strategy of `op`, or `None` for an op this command does not
+/// generate.
+pub fn input_strategy(op: &str, scope: Scope) -> Option<BoxedStrategy<Json>> {
+    Some(match op {
+        "uri/encode" => js_units(16)
+            .prop_map(|id| Json::object([("sessionId", string(id))]))
+            .boxed(),
+        "uri/decode" => near_uri()
+            .prop_map(|uri| Json::object([("uri", string(uri))]))
+            .boxed(),
+        "mention/format" => (js_units(10), prop::option::of(js_units(10)))
+            .prop_map(|(id, label)| {
+                let mut members = vec![(JsString::from("sessionId"), string(id))];
+                if let Some(label) = label {
+                    members.push((JsString::from("label"), string(label)));
+                }
+                Json::Object(members)
+            })
+            .boxed(),
+        "mention/parse" => prop_oneof![text(), js_units(48)]
+            .prop_map(|text| Json::object([("text", string(text))]))
+            .boxed(),
+        "json/tag-safe" => json_tree(finite_number())
+            .prop_map(|value| Json::object([("value", value)]))
+            .boxed(),
+        "retain" => bytes().prop_map(move |b| retain_input(&b, scope)).boxed(),
+        "prepare" => bytes()
+            .prop_map(move |b| prepare_input(&b, scope, false))
+            .boxed(),
+        "pre-step" => bytes()
+            .prop_map(move |b| prepare_input(&b, scope, true))
+            .boxed(),
+        "config/check" => config(scope)
+            .prop_map(|config| Json::object([("config", config)]))
+            .boxed(),
+        "candidates/list" => candidates_input(scope, true),
+        "candidates/remote" => candidates_input(scope, false),
+        "files/token" => (js_units(12), prop::option::of(0usize..16))
+            .prop_map(|(line, cursor)| files_token_input(line, cursor))
+            .boxed(),
+        "files/format" => files_format_input(),
+        _ => return None,
+    })
+}
+
+fn string(units: Vec<u16>) -> Json {
+    Json::String(JsString::from_units(units))
+}
+
+fn number(n: f64) -> Json {
+    Json::Number(n)
+}
+
+/// Fuzzer-style bytes for the structured cases: shrinking them shortens
+/// and zeroes them, which draws smaller cases.
+fn bytes() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(any::<u8>(), 0..600)
+}
+
+/// Events the rc.8 generation cannot read (it throws on them) are dropped
+/// from a snapshot outside [`Scope::V2`].
+fn keep_events_for(scope: Scope, snapshot: Json) -> Json {
+    if scope == Scope::V2 {
+        return snapshot;
+    }
+    let Json::Object(members) = snapshot else {
+        return snapshot;
+    };
+    Json::Object(
+        members
+            .into_iter()
+            .map(|(key, value)| match value {
+                Json::Array(events) if key.units() == units("events").as_slice() => {
+                    let kept = events
+                        .into_iter()
+                        .filter(|event| {
+                            let kind = event.get("type").and_then(Json::as_string);
+                            !matches!(
+                                kind.as_deref(),
+                                Some("developer/message" | "system/message")
+                            )
+                        })
+                        .collect();
+                    (key, Json::Array(kept))
+                }
+                other => (key, other),
+            })
+            .collect(),
+    )
+}
+
+/// `retain {snapshot, label, maxBytes}` with a budget around the size of
+/// the whole data object, so that cuts, boundaries and "cannot fit" all
+/// happen.
+fn retain_input(bytes: &[u8], scope: Scope) -> Json {
+    let mut draw = Draw::new(bytes);
+    let snapshot = keep_events_for(scope, draw::snapshot(&mut draw));
+    let label = draw::short_text(&mut draw);
+    let whole = Snapshot::from_json_in(&snapshot, Generation::Newest)
+        .ok()
+        .and_then(|parsed| {
+            let items = projection::project(&parsed);
+            retention::retain(&parsed, &label, items, u64::MAX).map(|retained| {
+                let mut written = String::new();
+                retained.write_tag_safe(&mut written);
+                written.len()
+            })
+        })
+        .unwrap_or(2000);
+    let budget = draw::budget(&mut draw, whole);
+    Json::object([
+        ("snapshot", snapshot),
+        ("label", string(label)),
+        ("maxBytes", number(budget as f64)),
+    ])
+}
+
+/// The tiny model registry of the automatic budgets, on the wire.
+fn models() -> Json {
+    Json::object([
+        ("p/small", Json::object([("contextWindow", number(1000.0))])),
+        ("p/huge", Json::object([("contextWindow", number(1e7))])),
+        (
+            "p/endless",
+            Json::object([("contextWindow", number(1e300))]),
+        ),
+        ("p/unknown", Json::Null),
+    ])
+}
+
+/// `prepare` (or, with `pre_step`, `pre-step` over one user message whose
+/// text mentions the same references) from a drawn [`PrepareCase`].
+fn prepare_input(bytes: &[u8], scope: Scope, pre_step: bool) -> Json {
+    let mut case = PrepareCase::draw(&mut Draw::new(bytes));
+    if scope != Scope::V2 {
+        if let BudgetChoice::Automatic(..) = case.budget {
+            case.budget = BudgetChoice::Fixed(1 + (bytes.len() as u64 * 37) % 2000);
+        }
+        case.spill = SpillChoice::None;
+        for stored in &mut case.sessions {
+            if let Stored::Snapshot(snapshot) = stored {
+                *snapshot = keep_events_for(scope, snapshot.clone());
+            }
+        }
+    }
+    let mut config = vec![(
+        JsString::from("maxReferences"),
+        number(case.max_references as f64),
+    )];
+    match case.budget {
+        BudgetChoice::Fixed(bytes) => {
+            config.push((JsString::from("maxReferenceBytes"), number(bytes as f64)))
+        }
+        BudgetChoice::Automatic(_, fraction) => {
+            config.push((JsString::from("referenceContextFraction"), number(fraction)))
+        }
+    }
+    let mut agent = vec![(JsString::from("id"), Json::str(AGENT_ID))];
+    if let Some((provider, model)) = case.route() {
+        agent.push((
+            JsString::from("route"),
+            Json::Object(vec![
+                (JsString::from("provider"), Json::String(provider)),
+                (JsString::from("model"), Json::String(model)),
+            ]),
+        ));
+    }
+    let mut input = vec![
+        (JsString::from("config"), Json::Object(config)),
+        (JsString::from("agent"), Json::Object(agent)),
+    ];
+    if pre_step {
+        input.push((
+            JsString::from("messages"),
+            Json::Array(vec![user_message(&case)]),
+        ));
+    } else {
+        input.push((
+            JsString::from("content"),
+            Json::Array(vec![text_block("what changed?")]),
+        ));
+        input.push((JsString::from("references"), case.references_json()));
+    }
+    input.push((JsString::from("sessions"), case.sessions_json()));
+    if case.cancelled {
+        input.push((JsString::from("cancel"), Json::Bool(true)));
+    }
+    if scope == Scope::V2 {
+        input.push((JsString::from("models"), models()));
+        let mode = match case.spill {
+            SpillChoice::None => "unconfigured",
+            SpillChoice::Saves => "saves",
+            SpillChoice::Fails => "fails",
+        };
+        input.push((
+            JsString::from("spill"),
+            Json::object([("mode", Json::str(mode))]),
+        ));
+    }
+    Json::Object(input)
+}
+
+fn text_block(text: &str) -> Json {
+    Json::object([("type", Json::str("text")), ("text", Json::str(text))])
+}
+
+/// A user message mentioning the case's references (string labels only:
+/// a mention's label is text).
+fn user_message(case: &PrepareCase) -> Json {
+    let mut text = units("see ");
+    for reference in &case.references {
+        if let draw::DrawnReference::Entry { target, label } = reference {
+            let label = label.as_ref().and_then(Json::as_js_str);
+            let id = PrepareCase::target_id(target);
+            text.extend_from_slice(mention::format(id.units(), label.map(JsString::units)).units());
+            text.push(u16::from(b' '));
+        }
+    }
+    Json::object([
+        ("source", Json::object([("kind", Json::str("user"))])),
+        (
+            "content",
+            Json::Array(vec![Json::object([
+                ("type", Json::str("text")),
+                ("text", string(text)),
+            ])]),
+        ),
+    ])
+}
+
+/// A configuration object: each known member present or not, with values
+/// valid, out of range or of the wrong type.
+fn config(scope: Scope) -> impl Strategy<Value = Json> {
+    let value = prop::sample::select(vec![
+        Json::Number(0.0),
+        Json::Number(1.0),
+        Json::Number(3.0),
+        Json::Number(-1.0),
+        Json::Number(1.5),
+        Json::Number(65536.0),
+        Json::Number(9007199254740992.0),
+        Json::Number(0.2),
+        Json::Null,
+        Json::Bool(true),
+        Json::str("3"),
+    ]);
+    let mut names = vec!["maxReferences", "candidateLimit", "maxReferenceBytes"];
+    if scope == Scope::V2 {
+        names.push("referenceContextFraction");
+    }
+    prop::collection::vec((prop::sample::select(names), value), 0..4).prop_map(|members| {
+        let mut seen: Vec<(JsString, Json)> = Vec::new();
+        for (name, value) in members {
+            if !seen
+                .iter()
+                .any(|(key, _)| key.units() == units(name).as_slice())
+            {
+                seen.push((JsString::from(name), value));
+            }
+        }
+        Json::Object(seen)
+    })
+}
+
+/// A short field of a listing: a few letters, separators, case pairs and
+/// non-ASCII characters, so that queries match in several ways.
+fn field() -> impl Strategy<Value = Vec<u16>> {
+    prop::collection::vec(
+        prop::sample::select(vec![
+            "a", "b", "c", "A", "B", "-", " ", "/", "x", "ß", "İ", "é", "\u{2028}", "1",
+        ]),
+        0..7,
+    )
+    .prop_map(|pieces| units(&pieces.concat()))
+}
+
+/// `candidates/list` (with `limit`) or `candidates/remote`: a listing of
+/// up to eight sessions with unique ids, an agent that may be one of them,
+/// and a query (outside [`Scope::Common`]; there, none or empty, since the
+/// generations match queries differently, and no subagent labels).
+fn candidates_input(scope: Scope, with_limit: bool) -> BoxedStrategy<Json> {
+    let session = (
+        prop::option::of(prop::sample::select(vec!["/w", "/w/a", "/W", "/other"])),
+        prop::option::of(field()),
+        prop::option::of(field()),
+    );
+    let query = match scope {
+        Scope::Common => prop::sample::select(vec![None, Some(Vec::new())]).boxed(),
+        Scope::V1 | Scope::V2 => prop::option::of(field()).boxed(),
+    };
+    let limit = prop::sample::select(vec![
+        None,
+        None,
+        Some(Json::Number(1.0)),
+        Some(Json::Number(2.0)),
+        Some(Json::Number(5.0)),
+        Some(Json::Number(0.0)),
+        Some(Json::Number(1.5)),
+        Some(Json::str("3")),
+    ]);
+    (
+        prop::collection::vec(session, 0..8),
+        prop::option::of(prop::sample::select(vec!["/w", "/other"])),
+        0usize..10,
+        query,
+        limit,
+    )
+        .prop_map(move |(sessions, agent_cwd, agent_index, query, limit)| {
+            let listing: Vec<Json> = sessions
+                .into_iter()
+                .enumerate()
+                .map(|(index, (cwd, title, subagent))| {
+                    let mut members = vec![(JsString::from("id"), Json::str(&format!("s{index}")))];
+                    if let Some(cwd) = cwd {
+                        members.push((JsString::from("cwd"), Json::str(cwd)));
+                    }
+                    members.push((JsString::from("createdAt"), number(100.0 - index as f64)));
+                    if let Some(title) = title {
+                        members.push((JsString::from("title"), string(title)));
+                    }
+                    // rc.8 knows no subagent labels; the newest labels a
+                    // remote mention with one.
+                    if let (Some(subagent), false) = (subagent, scope == Scope::Common) {
+                        members.push((JsString::from("subagentLabel"), string(subagent)));
+                    }
+                    Json::Object(members)
+                })
+                .collect();
+            let mut agent = vec![(JsString::from("id"), Json::str(&format!("s{agent_index}")))];
+            if let Some(cwd) = agent_cwd {
+                agent.push((JsString::from("cwd"), Json::str(cwd)));
+            }
+            let mut input = vec![
+                (JsString::from("agent"), Json::Object(agent)),
+                (JsString::from("sessions"), Json::Array(listing)),
+            ];
+            match (query, with_limit) {
+                (Some(query), _) => input.push((JsString::from("query"), string(query))),
+                (None, false) => input.push((JsString::from("query"), Json::str(""))),
+                (None, true) => {}
+            }
+            if let (true, Some(limit)) = (with_limit, limit) {
+                input.push((JsString::from("limit"), limit));
+            }
+            Json::Object(input)
+        })
+        .boxed()
+}
+
+/// `files/token {line, cursor?}`: a line that often has an `@` token.
+fn files_token_input(line: Vec<u16>, cursor: Option<usize>) -> Json {
+    let mut line_units = units("see @");
+    line_units.extend(line);
+    let mut members = vec![(JsString::from("line"), string(line_units.clone()))];
+    if let Some(cursor) = cursor {
+        members.push((
+            JsString::from("cursor"),
+            number(cursor.min(line_units.len()) as f64),
+        ));
+    }
+    Json::Object(members)
+}
+
+/// `files/format {candidate: {path, kind}, preserveQuote?}`.
+fn files_format_input() -> BoxedStrategy<Json> {
+    (
+        prop::collection::vec(
+            prop::sample::select(vec!["src", "a.ts", "/", " ", "\"", "é", "..", "x y", "\\"]),
+            1..4,
+        ),
+        prop::sample::select(vec!["file", "directory"]),
+        prop::option::of(any::<bool>()),
+    )
+        .prop_map(|(pieces, kind, preserve)| {
+            let mut members = vec![(
+                JsString::from("candidate"),
+                Json::object([
+                    ("path", Json::str(&pieces.concat())),
+                    ("kind", Json::str(kind)),
+                ]),
+            )];
+            if let Some(preserve) = preserve {
+                members.push((JsString::from("preserveQuote"), Json::Bool(preserve)));
+            }
+            Json::Object(members)
+        })
+        .boxed()
+}

@@ -1,0 +1,309 @@
+//! The `differential` command's engine (spec `runner.differential`): what it
+//! plans from two `describe` answers, that its requests reach the
+//! interesting outcomes, that it finds and shrinks a disagreement, and that a
+//! comparison across generations hides exactly the newer one's additions.
+
+use dsh_session_reference::config::Generation;
+use dsh_session_reference::js::json;
+use dsh_session_reference::protocol::wire::Outcome;
+use dsh_session_reference::runner::adapter::{BuiltIn, Description, Implementation};
+use dsh_session_reference::runner::differential::requests::{input_strategy, Scope};
+use dsh_session_reference::runner::differential::{self, plan, Plan};
+use dsh_session_reference::{JsString, Json};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::TestRunner;
+use std::collections::BTreeMap;
+
+fn describe(generation: Generation) -> Description {
+    BuiltIn(generation)
+        .describe()
+        .expect("the reference describes itself")
+}
+
+/// The reference with one rule broken: `mention/parse` reports labels with
+/// their last code unit dropped when the label is longer than one unit.
+struct ChopsLabels(BuiltIn);
+
+impl Implementation for ChopsLabels {
+    fn describe(&mut self) -> Result<Description, String> {
+        self.0.describe()
+    }
+
+    fn call(&mut self, op: &str, input: &Json) -> Result<Outcome, String> {
+        let outcome = self.0.call(op, input)?;
+        let Outcome::Output(Json::Object(mut members)) = outcome else {
+            return Ok(outcome);
+        };
+        if op == "mention/parse" {
+            for (key, value) in &mut members {
+                if key.units() != JsString::from("references").units() {
+                    continue;
+                }
+                let Json::Array(references) = value else {
+                    continue;
+                };
+                for reference in references {
+                    let Json::Object(fields) = reference else {
+                        continue;
+                    };
+                    for (name, label) in fields {
+                        match label {
+                            Json::String(text)
+                                if name.units() == JsString::from("label").units()
+                                    && text.len() >= 2 =>
+                            {
+                                let mut units = text.units().to_vec();
+                                units.pop();
+                                *text = JsString::from_units(units);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Outcome::Output(Json::Object(members)))
+    }
+}
+
+#[test]
+fn the_two_generations_of_the_reference_agree_on_what_both_define() {
+    // runner.differential
+    let plan = plan(
+        &describe(Generation::Newest),
+        &describe(Generation::Rc8),
+        None,
+    );
+    let mixed: Vec<&str> = plan.mixed.iter().map(|(op, _)| op.as_str()).collect();
+    assert_eq!(
+        mixed,
+        [
+            "prepare",
+            "pre-step",
+            "config/check",
+            "candidates/list",
+            "candidates/remote"
+        ]
+    );
+    assert!(plan.left_out.is_empty(), "{:?}", plan.left_out);
+    let summary = differential::run(
+        &plan,
+        &mut BuiltIn(Generation::Newest),
+        &mut BuiltIn(Generation::Rc8),
+        1300,
+        7,
+        |found| panic!("{found:?}"),
+    );
+    assert_eq!(summary.line(), "agree 1300/1300");
+    assert_eq!(summary.per_op.len(), 13);
+}
+
+#[test]
+fn a_broken_rule_is_found_and_shrunk() {
+    // runner.differential
+    let newest = describe(Generation::Newest);
+    let only = ["mention/parse".to_owned()];
+    let plan = plan(&newest, &newest, Some(&only));
+    let summary = differential::run(
+        &plan,
+        &mut BuiltIn(Generation::Newest),
+        &mut ChopsLabels(BuiltIn(Generation::Newest)),
+        300,
+        3,
+        |_| {},
+    );
+    assert!(summary.agreed < summary.cases, "{}", summary.line());
+    assert_eq!(
+        summary.agreed + summary.disagreements.len() as u64,
+        summary.cases
+    );
+    let smallest = summary
+        .disagreements
+        .iter()
+        .map(|found| json::to_wire(&found.input).len())
+        .min()
+        .expect("disagreements");
+    // The smallest text that shows it is one mention with a two-unit label.
+    assert!(smallest < 60, "shrunk input still {smallest} bytes long");
+    let found = &summary.disagreements[0];
+    assert!(found.shrink_steps > 0);
+    assert!(
+        found
+            .detail
+            .contains("first difference at $.references[0].label"),
+        "{}",
+        found.detail
+    );
+}
+
+#[test]
+fn the_same_seed_sends_the_same_requests() {
+    // runner.differential
+    let strategy = input_strategy("prepare", Scope::V2).expect("prepare is generated");
+    let draw = |seed: u64| {
+        let config = proptest::test_runner::Config::default();
+        let mut runner = TestRunner::new_with_rng(
+            config,
+            proptest::test_runner::TestRng::from_seed(
+                proptest::test_runner::RngAlgorithm::ChaCha,
+                &[seed as u8; 32],
+            ),
+        );
+        json::to_wire(&strategy.new_tree(&mut runner).expect("tree").current())
+    };
+    assert_eq!(draw(1), draw(1));
+    assert_ne!(draw(1), draw(2));
+}
+
+/// The outcome classes (`output`, `null`, each error code) of `cases`
+/// requests for `op`, answered by the reference.
+fn outcome_classes(op: &str, scope: Scope, cases: usize) -> BTreeMap<String, usize> {
+    let strategy = input_strategy(op, scope).expect("generated op");
+    let mut runner = TestRunner::deterministic();
+    let mut classes = BTreeMap::new();
+    for _ in 0..cases {
+        let input = strategy.new_tree(&mut runner).expect("tree").current();
+        let class = match BuiltIn(Generation::Newest).call(op, &input) {
+            Ok(Outcome::Output(Json::Null)) => "null".to_owned(),
+            Ok(Outcome::Output(output)) => {
+                let text = json::to_wire(&output);
+                if text.contains("## Reference omissions") {
+                    "output with omissions".to_owned()
+                } else {
+                    "output".to_owned()
+                }
+            }
+            Ok(Outcome::Error { code, .. }) => code,
+            Err(problem) => panic!("{problem}"),
+        };
+        *classes.entry(class).or_default() += 1;
+    }
+    classes
+}
+
+#[test]
+fn generated_requests_reach_every_kind_of_outcome() {
+    // runner.differential: a generator that only ever produced errors (or
+    // only small snapshots that fit) would agree on everything and prove
+    // nothing.
+    let prepare = outcome_classes("prepare", Scope::V2, 600);
+    for class in [
+        "output",
+        "output with omissions",
+        "SESSION_REFERENCE_READ_FAILED",
+        "SESSION_REFERENCE_TOO_MANY",
+        "SESSION_REFERENCE_SELF_REFERENCE",
+        "SESSION_REFERENCE_INVALID_REFERENCE",
+        "SESSION_REFERENCE_BUDGET_EXCEEDED",
+    ] {
+        assert!(
+            prepare.get(class).copied().unwrap_or(0) >= 3,
+            "{class}: {prepare:?}"
+        );
+    }
+    let retain = outcome_classes("retain", Scope::V1, 300);
+    assert!(retain.get("null").copied().unwrap_or(0) >= 10, "{retain:?}");
+    assert!(
+        retain.get("output").copied().unwrap_or(0) >= 100,
+        "{retain:?}"
+    );
+    let decode = outcome_classes("uri/decode", Scope::V1, 300);
+    assert!(
+        decode.get("output").copied().unwrap_or(0) >= 50,
+        "{decode:?}"
+    );
+    assert!(
+        decode
+            .get("SESSION_REFERENCE_INVALID_REFERENCE")
+            .copied()
+            .unwrap_or(0)
+            >= 50,
+        "{decode:?}"
+    );
+}
+
+#[test]
+fn across_generations_only_the_newer_additions_are_hidden() {
+    // runner.differential
+    let newer = json::parse(
+        r#"{"content":[],"additionalContext":{"source":{"kind":"session-reference","references":[{"sessionId":"a","label":"A","capturedFormatVersion":2,"truncated":true}]},"content":[{"type":"text","text":"PROMPT</referenced-sessions>\n\n## Reference omissions\n\nThe previews above…\n[{}]"}]}}"#,
+    )
+    .expect("test JSON");
+    let older = json::parse(
+        r#"{"content":[],"additionalContext":{"source":{"kind":"session-reference","references":[{"sessionId":"a","label":"A","truncated":true}]},"content":[{"type":"text","text":"PROMPT</referenced-sessions>"}]}}"#,
+    )
+    .expect("test JSON");
+    let agree = differential::disagreement(
+        "prepare",
+        Scope::Common,
+        Ok(Outcome::Output(newer.clone())),
+        Ok(Outcome::Output(older.clone())),
+    );
+    assert_eq!(agree, None);
+    // Within one generation nothing is hidden.
+    assert!(differential::disagreement(
+        "prepare",
+        Scope::V2,
+        Ok(Outcome::Output(newer)),
+        Ok(Outcome::Output(older.clone())),
+    )
+    .is_some());
+    // A difference in the prompt itself still shows across generations.
+    let other = json::parse(&json::to_wire(&older).replace("PROMPT", "PROMPt")).expect("JSON");
+    assert!(differential::disagreement(
+        "prepare",
+        Scope::Common,
+        Ok(Outcome::Output(other)),
+        Ok(Outcome::Output(older)),
+    )
+    .is_some());
+    // Candidates: displayTitle and sameWorkspace hidden, the rest compared.
+    let v2 = json::parse(
+        r#"[{"sessionId":"s","label":"L","displayTitle":"L","sameWorkspace":false,"createdAt":1}]"#,
+    )
+    .expect("JSON");
+    let v1 = json::parse(r#"[{"sessionId":"s","label":"L","createdAt":1}]"#).expect("JSON");
+    assert_eq!(
+        differential::disagreement(
+            "candidates/list",
+            Scope::Common,
+            Ok(Outcome::Output(v2)),
+            Ok(Outcome::Output(v1)),
+        ),
+        None
+    );
+    // Errors compare by code; a protocol failure never agrees.
+    let error = |code: &str| {
+        Ok(Outcome::Error {
+            code: code.to_owned(),
+            message: String::new(),
+        })
+    };
+    assert_eq!(
+        differential::disagreement("uri/decode", Scope::V1, error("X"), error("X")),
+        None
+    );
+    assert!(differential::disagreement("uri/decode", Scope::V1, error("X"), error("Y")).is_some());
+    assert!(
+        differential::disagreement("uri/decode", Scope::V1, error("X"), Err("hung".into()))
+            .is_some()
+    );
+}
+
+#[test]
+fn ops_one_side_lacks_are_left_out_and_named() {
+    // runner.differential
+    let newest = describe(Generation::Newest);
+    let uri_only = Description {
+        name: "uri-only".to_owned(),
+        version: "0".to_owned(),
+        features: vec!["uri".to_owned()],
+    };
+    let Plan { ops, left_out, .. } = plan(&newest, &uri_only, None);
+    let ops: Vec<&str> = ops.iter().map(|planned| planned.op).collect();
+    assert_eq!(ops, ["uri/encode", "uri/decode"]);
+    assert_eq!(left_out.len(), 11);
+    assert!(left_out
+        .iter()
+        .all(|(_, why)| why.starts_with("uri-only declares neither")));
+}

@@ -12,6 +12,9 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::Duration;
 
+/// The protocol version this runner speaks (spec `protocol.version`).
+pub const PROTOCOL_VERSION: u8 = 1;
+
 /// What `describe` answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Description {
@@ -38,6 +41,18 @@ impl Description {
             .iter()
             .map(|feature| feature.as_string().ok_or("features must be strings"))
             .collect::<Result<_, _>>()?;
+        // protocol.version: absent means version 1; another version is
+        // not this runner's to test.
+        match output.get("protocol") {
+            None => {}
+            Some(Json::Number(version)) if *version == f64::from(PROTOCOL_VERSION) => {}
+            Some(other) => {
+                return Err(format!(
+                    "describe declares protocol {}, this runner speaks version {PROTOCOL_VERSION}",
+                    crate::js::json::to_wire(other)
+                ))
+            }
+        }
         Ok(Description {
             name: text("name")?,
             version: text("version")?,
@@ -205,5 +220,28 @@ impl Implementation for External {
 
     fn call(&mut self, op: &str, input: &Json) -> Result<Outcome, String> {
         self.call_or_restart(op, input)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::js::json;
+
+    fn describe(text: &str) -> Result<Description, String> {
+        Description::from_output(&json::parse(text).expect("test JSON"))
+    }
+
+    #[test]
+    fn describe_may_declare_protocol_one_and_nothing_else() {
+        // runner.exit-status: an unusable describe stops the run (exit 2).
+        let base = r#""name":"n","version":"1","features":["uri"]"#;
+        assert!(describe(&format!("{{{base}}}")).is_ok());
+        assert!(describe(&format!("{{{base},\"protocol\":1}}")).is_ok());
+        let two = describe(&format!("{{{base},\"protocol\":2}}")).unwrap_err();
+        assert!(two.contains("declares protocol 2"), "{two}");
+        assert!(describe(&format!("{{{base},\"protocol\":\"1\"}}")).is_err());
+        assert!(describe(r#"{"name":"n","version":"1","features":"uri"}"#).is_err());
+        assert!(describe(r#"{"name":"n","features":[]}"#).is_err());
     }
 }

@@ -95,7 +95,7 @@ fn the_two_generations_of_the_reference_agree_on_what_both_define() {
         |found| panic!("{found:?}"),
     );
     assert_eq!(summary.line(), "agree 1300/1300");
-    assert_eq!(summary.per_op.len(), 13);
+    assert_eq!(summary.per_op.len(), 14);
 }
 
 #[test]
@@ -165,6 +165,7 @@ fn outcome_classes(op: &str, scope: Scope, cases: usize) -> BTreeMap<String, usi
         let input = strategy.new_tree(&mut runner).expect("tree").current();
         let class = match BuiltIn(Generation::Newest).call(op, &input) {
             Ok(Outcome::Output(Json::Null)) => "null".to_owned(),
+            Ok(Outcome::Output(Json::Array(items))) if items.is_empty() => "[]".to_owned(),
             Ok(Outcome::Output(output)) => {
                 let text = json::to_wire(&output);
                 if text.contains("## Reference omissions") {
@@ -206,6 +207,14 @@ fn generated_requests_reach_every_kind_of_outcome() {
     assert!(
         retain.get("output").copied().unwrap_or(0) >= 100,
         "{retain:?}"
+    );
+    let files = outcome_classes("files/list", Scope::V1, 200);
+    assert!(files.get("output").copied().unwrap_or(0) >= 80, "{files:?}");
+    assert!(files.get("[]").copied().unwrap_or(0) >= 10, "{files:?}");
+    let candidates = outcome_classes("candidates/list", Scope::V2, 300);
+    assert!(
+        candidates.get("output").copied().unwrap_or(0) >= 100,
+        "{candidates:?}"
     );
     let decode = outcome_classes("uri/decode", Scope::V1, 300);
     assert!(
@@ -302,7 +311,7 @@ fn ops_one_side_lacks_are_left_out_and_named() {
     let Plan { ops, left_out, .. } = plan(&newest, &uri_only, None);
     let ops: Vec<&str> = ops.iter().map(|planned| planned.op).collect();
     assert_eq!(ops, ["uri/encode", "uri/decode"]);
-    assert_eq!(left_out.len(), 11);
+    assert_eq!(left_out.len(), 12);
     assert!(left_out
         .iter()
         .all(|(_, why)| why.starts_with("uri-only declares neither")));

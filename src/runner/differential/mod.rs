@@ -31,6 +31,7 @@ const OPS: &[(&str, &str, &str)] = &[
     ("candidates/remote", "candidates-v1", "candidates-v2"),
     ("files/token", "files", "files"),
     ("files/format", "files", "files"),
+    ("files/list", "files", "files"),
 ];
 
 /// The op names [`OPS`] knows.

@@ -69,6 +69,7 @@ pub fn input_strategy(op: &str, scope: Scope) -> Option<BoxedStrategy<Json>> {
             .prop_map(|(line, cursor)| files_token_input(line, cursor))
             .boxed(),
         "files/format" => files_format_input(),
+        "files/list" => files_list_input(),
         _ => return None,
     })
 }
@@ -411,6 +412,77 @@ fn files_format_input() -> BoxedStrategy<Json> {
             )];
             if let Some(preserve) = preserve {
                 members.push((JsString::from("preserveQuote"), Json::Bool(preserve)));
+            }
+            Json::Object(members)
+        })
+        .boxed()
+}
+
+/// `files/list {tree, query, config?}`: a small working directory (files
+/// and directories, some under excluded names) and a query that often
+/// names a part of it.
+fn files_list_input() -> BoxedStrategy<Json> {
+    let directory = prop::sample::select(vec![
+        "src",
+        "docs",
+        "a b",
+        ".git",
+        "node_modules",
+        "src/lib",
+    ]);
+    let name = prop::sample::select(vec![
+        "main.ts",
+        "Main.test.ts",
+        "amain.rs",
+        "x.md",
+        "\u{e9}t\u{e9}.txt",
+        ".env",
+        "READ ME",
+    ]);
+    let entry = (prop::option::of(directory), name, any::<bool>());
+    let query = prop_oneof![
+        4 => prop::sample::select(vec!["", "main", "src/", "src/ma", "mn", "MAIN", "a", "./", "../", "/", "docs/x", ".g"])
+            .prop_map(units),
+        1 => field(),
+    ];
+    let config = prop::option::of(prop::sample::select(vec![1.0, 2.0, 5.0]));
+    (prop::collection::vec(entry, 1..10), query, config)
+        .prop_map(|(entries, query, max_results)| {
+            let mut paths: Vec<(String, &str)> = Vec::new();
+            for (directory, name, is_directory) in entries {
+                let path = match directory {
+                    Some(directory) => format!("{directory}/{name}"),
+                    None => name.to_owned(),
+                };
+                let kind = if is_directory { "directory" } else { "file" };
+                // A path must not sit below a file, nor repeat.
+                let clashes = paths.iter().any(|(other, other_kind)| {
+                    *other == path
+                        || (*other_kind == "file" && path.starts_with(&format!("{other}/")))
+                        || (kind == "file" && other.starts_with(&format!("{path}/")))
+                });
+                if !clashes {
+                    paths.push((path, kind));
+                }
+            }
+            let entries = paths
+                .into_iter()
+                .map(|(path, kind)| {
+                    Json::object([("path", Json::str(&path)), ("kind", Json::str(kind))])
+                })
+                .collect();
+            let mut members = vec![
+                (
+                    JsString::from("tree"),
+                    Json::object([("entries", Json::Array(entries))]),
+                ),
+                (JsString::from("query"), string(query)),
+            ];
+            if let Some(max_results) = max_results {
+                members.push((
+                    JsString::from("config"),
+                    Json::object([("maxResults", number(max_results))]),
+                ));
             }
             Json::Object(members)
         })

@@ -55,7 +55,7 @@ enum Command {
         #[arg(long)]
         junit: Option<PathBuf>,
         /// Seconds to wait for each answer.
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
         timeout: u64,
         /// Directory of vector files.
         #[arg(long, default_value = DEFAULT_VECTORS)]
@@ -109,7 +109,7 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         ops: Option<Vec<String>>,
         /// Seconds to wait for each answer.
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
         timeout: u64,
     },
     /// Rewrite each vector's `expect` with what the oracles answer (the

@@ -2,7 +2,7 @@
 //! speaks the adapter protocol (spec `protocol.framing`).
 
 use crate::config::Generation;
-use crate::js::json::Json;
+use crate::js::json::{self, Json};
 use crate::js::JsString;
 use crate::protocol::dispatch;
 use crate::protocol::wire::{Outcome, Request, Response};
@@ -10,7 +10,10 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// How long a healthy implementation gets to exit once its stdin closes.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// The protocol version this runner speaks (spec `protocol.version`).
 pub const PROTOCOL_VERSION: u8 = 1;
@@ -96,13 +99,33 @@ pub struct External {
 
 struct Running {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
+    /// Set after a protocol failure: kill at once, no grace period.
+    failed: bool,
     lines: Receiver<std::io::Result<Vec<u8>>>,
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
         // The process may already be gone; there is nothing left to report.
+        // Closing stdin asks a healthy implementation to exit (and flush its
+        // logs); then the whole process group goes, so that a program
+        // started by `sh -c` (which does not always `exec` it), and anything
+        // it started, cannot outlive the run.
+        drop(self.stdin.take());
+        if !self.failed {
+            let deadline = Instant::now() + EXIT_GRACE;
+            while Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None)) {
+                thread::sleep(Duration::from_millis(5));
+            }
+        }
+        #[cfg(unix)]
+        if let Ok(group) = i32::try_from(self.child.id()) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(group),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -121,12 +144,17 @@ impl External {
     }
 
     fn start(&mut self) -> Result<(), String> {
-        let mut child = Command::new("sh")
+        let mut command = Command::new("sh");
+        command
             .arg("-c")
             .arg(&self.command)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::inherit());
+        // Its own process group, killed as a whole (see `Drop for Running`).
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
             .spawn()
             .map_err(|error| format!("cannot start {:?}: {error}", self.command))?;
         let stdin = child.stdin.take().ok_or("child has no stdin")?;
@@ -147,7 +175,8 @@ impl External {
         });
         self.running = Some(Running {
             child,
-            stdin,
+            stdin: Some(stdin),
+            failed: false,
             lines,
         });
         self.next_id = 0;
@@ -158,7 +187,14 @@ impl External {
         if self.running.is_none() {
             self.start()?;
             if op != "describe" {
-                self.exchange("describe", &Json::Object(Vec::new()))?;
+                // A restarted implementation must describe itself again.
+                match self.exchange("describe", &Json::Object(Vec::new()))? {
+                    Outcome::Output(output) => Description::from_output(&output)
+                        .map_err(|problem| format!("describe after restart: {problem}"))?,
+                    Outcome::Error { code, .. } => {
+                        return Err(format!("describe after restart failed: {code}"))
+                    }
+                };
             }
         }
         let id = JsString::from(self.next_id.to_string());
@@ -169,13 +205,18 @@ impl External {
             input: input.clone(),
         };
         let running = self.running.as_mut().ok_or("implementation not running")?;
-        writeln!(running.stdin, "{}", request.to_line())
-            .and_then(|()| running.stdin.flush())
-            .map_err(|error| format!("cannot write request: {error}"))?;
+        let stdin = running.stdin.as_mut().ok_or("implementation not running")?;
+        if let Err(error) = writeln!(stdin, "{}", request.to_line()).and_then(|()| stdin.flush()) {
+            return Err(match exit_status(&mut running.child) {
+                Some(status) => {
+                    format!("implementation exited ({status}) before reading the request")
+                }
+                None => format!("cannot write request: {error}"),
+            });
+        }
         let line = match running.lines.recv_timeout(self.timeout) {
             Ok(Ok(line)) if line.is_empty() => {
-                let status = running.child.try_wait().ok().flatten();
-                return Err(match status {
+                return Err(match exit_status(&mut running.child) {
                     Some(status) => format!("implementation exited ({status}) without answering"),
                     None => "implementation closed its output without answering".to_owned(),
                 });
@@ -192,10 +233,12 @@ impl External {
         let text = std::str::from_utf8(&line).map_err(|_| "answer is not UTF-8".to_owned())?;
         let response = Response::from_line(text.trim_end_matches(['\n', '\r']))?;
         if response.id.as_ref() != Some(&id) {
+            let found = response
+                .id
+                .map_or("null".to_owned(), |found| json::quote_ascii(found.units()));
             return Err(format!(
-                "answer has id {:?}, expected {:?}",
-                response.id.map(|id| id.to_string_lossy()),
-                id.to_string_lossy()
+                "answer has id {found}, expected {}",
+                json::quote_ascii(id.units())
             ));
         }
         Ok(response.outcome)
@@ -204,9 +247,26 @@ impl External {
     fn call_or_restart(&mut self, op: &str, input: &Json) -> Result<Outcome, String> {
         let result = self.exchange(op, input);
         if result.is_err() {
+            if let Some(running) = self.running.as_mut() {
+                running.failed = true;
+            }
             self.running = None;
         }
         result
+    }
+}
+
+/// The exit status of a child whose output closed or whose input broke,
+/// waiting a little for it: the pipe often closes just before the exit is
+/// visible, so that a crash is reported the same way every time.
+fn exit_status(child: &mut Child) -> Option<std::process::ExitStatus> {
+    let deadline = Instant::now() + Duration::from_millis(500);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(5)),
+            _ => return None,
+        }
     }
 }
 

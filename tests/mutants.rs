@@ -1,0 +1,483 @@
+//! Mutation tests of the conformance suite (issue #5): the upstream oracle
+//! with ONE rule of its code broken must be flagged by the runner, on the
+//! vectors of that rule.
+//!
+//! Each mutation of `tests/fixtures/mutants/mutations.json` patches one
+//! file (the rc.8 bundle or the newest-generation emulation) as Node loads
+//! it (`register.mjs`, `hooks.mjs`); its search text must occur exactly once,
+//! so a package update cannot silently turn a mutant into the oracle. Each
+//! test runs the whole suite on one mutant through the real runner and
+//! asserts that
+//!
+//! 1. at least `minFailed` vectors fail, `catches` among them, and none by a
+//!    protocol failure (a crash is not a verdict on a rule);
+//! 2. every failing vector cites one of the mutation's `rules` (or, for a
+//!    mutation that shows in every output of an op, has one of its `ops`),
+//!    and every listed rule is cited by some failing vector.
+//!
+//! The control tests run the same suite on the unmutated adapters and
+//! through the hooks with an identity patch: no failure, so a mutant's
+//! failures cannot be blamed on the environment or on the machinery.
+
+use dsh_session_reference::js::json::{self, Json};
+use dsh_session_reference::runner::adapter::{External, Implementation};
+use dsh_session_reference::runner::vectors::{Suite, Vector};
+use dsh_session_reference::runner::{self, Report, Status};
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// One answer may take this long (the suite's largest vectors take well
+/// under a second on upstream).
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Every vector runs: the whole suite takes about 1.5 s per adapter, and a
+/// mutant must not fail any vector outside its rules, in any area.
+const FILTERS: &[String] = &[];
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixtures() -> PathBuf {
+    root().join("tests/fixtures/mutants")
+}
+
+/// One row of the mutation table.
+#[derive(Debug)]
+struct Mutation {
+    name: String,
+    adapter: String,
+    description: String,
+    rules: Vec<String>,
+    ops: Vec<String>,
+    min_failed: usize,
+    catches: Vec<String>,
+}
+
+fn strings(value: Option<&Json>, what: &str) -> Vec<String> {
+    match value {
+        None => Vec::new(),
+        Some(value) => value
+            .as_array()
+            .unwrap_or_else(|| panic!("{what} must be an array"))
+            .iter()
+            .map(|item| {
+                item.as_string()
+                    .unwrap_or_else(|| panic!("{what} must hold strings"))
+            })
+            .collect(),
+    }
+}
+
+fn table() -> &'static [Mutation] {
+    static TABLE: OnceLock<Vec<Mutation>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let path = fixtures().join("mutations.json");
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()));
+        let tree = json::parse(&text)
+            .unwrap_or_else(|error| panic!("{} is not JSON: {error}", path.display()));
+        let rows = tree
+            .get("mutations")
+            .and_then(Json::as_array)
+            .expect("mutations.json has an array \"mutations\"");
+        rows.iter()
+            .map(|row| {
+                let text = |key: &str| {
+                    row.get(key)
+                        .and_then(Json::as_string)
+                        .unwrap_or_else(|| panic!("a mutation has no string {key:?}"))
+                };
+                let name = text("name");
+                let min_failed = match row.get("minFailed") {
+                    Some(Json::Number(n)) if *n >= 1.0 && n.fract() == 0.0 => *n as usize,
+                    _ => panic!("{name}: minFailed must be a positive integer"),
+                };
+                Mutation {
+                    adapter: text("adapter"),
+                    description: text("description"),
+                    rules: strings(row.get("rules"), "rules"),
+                    ops: strings(row.get("ops"), "ops"),
+                    catches: strings(row.get("catches"), "catches"),
+                    min_failed,
+                    name,
+                }
+            })
+            .collect()
+    })
+}
+
+fn mutation(name: &str) -> &'static Mutation {
+    table()
+        .iter()
+        .find(|mutation| mutation.name == name)
+        .unwrap_or_else(|| panic!("no mutation {name:?} in mutations.json"))
+}
+
+fn suite() -> &'static Suite {
+    static SUITE: OnceLock<Suite> = OnceLock::new();
+    SUITE.get_or_init(|| {
+        Suite::load(&root().join("conformance/vectors"))
+            .unwrap_or_else(|error| panic!("cannot load vectors: {error}"))
+    })
+}
+
+fn vectors_by_id() -> &'static HashMap<String, Vector> {
+    static BY_ID: OnceLock<HashMap<String, Vector>> = OnceLock::new();
+    BY_ID.get_or_init(|| {
+        suite()
+            .vectors()
+            .map(|(_, vector)| (vector.id.clone(), vector.clone()))
+            .collect()
+    })
+}
+
+/// Fails (never skips) when the oracle cannot run: these tests exist to
+/// show that the suite catches broken implementations.
+fn require_oracle() {
+    let package = root().join(
+        "conformance/adapters/upstream-npm/node_modules/@deepseek-ai/dsh-session-reference/package.json",
+    );
+    assert!(
+        package.is_file(),
+        "the upstream oracle is not installed ({} is missing): \
+         run npm ci in conformance/adapters/upstream-npm",
+        package.display()
+    );
+    let node = Command::new("node").arg("--version").output();
+    assert!(
+        matches!(&node, Ok(output) if output.status.success()),
+        "node is needed to run the upstream oracle and its mutants, and `node --version` failed: {node:?}"
+    );
+}
+
+fn quoted(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+}
+
+fn adapter_script(adapter: &str) -> PathBuf {
+    root().join(format!("conformance/adapters/{adapter}/adapter.mjs"))
+}
+
+/// `node ADAPTER`, or the adapter with `MUTANT=mutant` under the hooks.
+fn command(adapter: &str, mutant: Option<&str>) -> String {
+    let script = quoted(&adapter_script(adapter));
+    match mutant {
+        None => format!("exec node {script}"),
+        Some(mutant) => format!(
+            "MUTANT='{mutant}' exec node --import {} {script}",
+            quoted(&fixtures().join("register.mjs"))
+        ),
+    }
+}
+
+/// Runs the selection on the implementation `command` starts; returns the
+/// features it declared and the report.
+fn run(command: &str) -> (Vec<String>, Report) {
+    let mut adapter = External::new(command, TIMEOUT);
+    let features = adapter
+        .describe()
+        .unwrap_or_else(|error| {
+            panic!("`{command}` cannot describe itself: {error} (its stderr above says why)")
+        })
+        .features;
+    let report = runner::run(suite(), &mut adapter, &features, FILTERS, |_, _| {});
+    (features, report)
+}
+
+/// The features the unmutated adapter declares.
+fn features_of(adapter: &str) -> &'static [String] {
+    static FEATURES: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
+    let all = FEATURES.get_or_init(|| {
+        require_oracle();
+        ["upstream-npm", "upstream-next"]
+            .into_iter()
+            .map(|adapter| {
+                let mut running = External::new(&command(adapter, None), TIMEOUT);
+                let features = running
+                    .describe()
+                    .unwrap_or_else(|error| panic!("{adapter} cannot describe itself: {error}"))
+                    .features;
+                (adapter.to_owned(), features)
+            })
+            .collect()
+    });
+    all.get(adapter)
+        .unwrap_or_else(|| panic!("unknown adapter {adapter:?}"))
+}
+
+/// The failed vectors of a report, with their failure texts.
+fn failures(report: &Report) -> Vec<(&str, &str)> {
+    report
+        .results
+        .iter()
+        .filter_map(|result| match &result.status {
+            Status::Failed(detail) => Some((result.id.as_str(), detail.as_str())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn assert_clean(what: &str, features: &[String], report: &Report) {
+    let failed = failures(report);
+    assert!(
+        failed.is_empty(),
+        "{what}: the unmutated oracle fails {} vectors ({}), so mutant verdicts would mean nothing:\n{}",
+        failed.len(),
+        report.summary(),
+        failed
+            .iter()
+            .map(|(id, detail)| format!("{id}: {detail}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let expected = suite()
+        .vectors()
+        .filter(|(_, vector)| vector.features.iter().any(|f| features.contains(f)))
+        .count();
+    assert_eq!(
+        report.passed(),
+        expected,
+        "{what}: every vector of a declared feature must pass ({})",
+        report.summary()
+    );
+    assert!(expected > 0, "{what}: no vector ran");
+}
+
+fn check_mutant(name: &str) {
+    require_oracle();
+    let mutation = mutation(name);
+    let (features, report) = run(&command(&mutation.adapter, Some(name)));
+    assert_eq!(
+        features,
+        features_of(&mutation.adapter),
+        "{name}: the mutant must declare the oracle's features"
+    );
+    let failed = failures(&report);
+    let by_id = vectors_by_id();
+    let listing = |ids: &mut dyn Iterator<Item = &str>| {
+        ids.map(|id| format!("  {id} {:?}", by_id[id].rules))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    println!(
+        "{name} ({}): {} — {}; e.g. {}",
+        mutation.rules[0],
+        mutation.description,
+        report.summary(),
+        failed
+            .iter()
+            .take(3)
+            .map(|(id, _)| *id)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+
+    // (a) Flagged at all, by verdicts on outputs, not by a broken adapter.
+    let crashed: Vec<&str> = failed
+        .iter()
+        .filter(|(_, detail)| detail.starts_with("protocol failure"))
+        .map(|(id, _)| *id)
+        .collect();
+    assert!(
+        crashed.is_empty(),
+        "{name}: the mutant broke the adapter instead of a rule on {crashed:?}"
+    );
+    assert!(
+        failed.len() >= mutation.min_failed,
+        "{name} ({}) is caught by only {} vectors, {} expected — a vector that caught it was \
+         changed or removed, or the patch no longer breaks the rule ({}):\n{}",
+        mutation.description,
+        failed.len(),
+        mutation.min_failed,
+        report.summary(),
+        listing(&mut failed.iter().map(|(id, _)| *id))
+    );
+    let failed_ids: BTreeSet<&str> = failed.iter().map(|(id, _)| *id).collect();
+    let missed: Vec<&str> = mutation
+        .catches
+        .iter()
+        .map(String::as_str)
+        .filter(|id| !failed_ids.contains(id))
+        .collect();
+    assert!(
+        missed.is_empty(),
+        "{name}: these vectors no longer catch the mutant: {missed:?}"
+    );
+
+    // (b) On the right vectors: each failure cites a broken rule (or shows
+    // the broken behaviour in every output of its op).
+    let wrong: Vec<&str> = failed
+        .iter()
+        .map(|(id, _)| *id)
+        .filter(|id| {
+            let vector = &by_id[*id];
+            !vector
+                .rules
+                .iter()
+                .any(|rule| mutation.rules.contains(rule))
+                && !mutation.ops.contains(&vector.op)
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{name} breaks {:?}, yet these failing vectors cite none of them:\n{}",
+        mutation.rules,
+        listing(&mut wrong.iter().copied())
+    );
+    for rule in &mutation.rules {
+        assert!(
+            failed.iter().any(|(id, _)| by_id[*id].rules.contains(rule)),
+            "{name}: no failing vector cites {rule}; remove it from the mutation's rules \
+             (or a vector of it no longer catches the mutant)"
+        );
+    }
+}
+
+#[test]
+fn the_table_is_sound() {
+    let mut names = BTreeSet::new();
+    let by_id = vectors_by_id();
+    for mutation in table() {
+        assert!(
+            names.insert(mutation.name.as_str()),
+            "mutation {} is listed twice",
+            mutation.name
+        );
+        assert!(
+            adapter_script(&mutation.adapter).is_file(),
+            "{}: no adapter {}",
+            mutation.name,
+            mutation.adapter
+        );
+        assert!(
+            !mutation.rules.is_empty(),
+            "{}: no rules listed",
+            mutation.name
+        );
+        for id in &mutation.catches {
+            assert!(
+                by_id.contains_key(id),
+                "{}: catches unknown vector {id}",
+                mutation.name
+            );
+        }
+        assert!(
+            mutation.catches.len() <= mutation.min_failed,
+            "{}: more catches than minFailed",
+            mutation.name
+        );
+    }
+    let tested: BTreeSet<&str> = TESTED.iter().copied().collect();
+    assert_eq!(
+        names, tested,
+        "every mutation of mutations.json needs its test in tests/mutants.rs, and vice versa"
+    );
+    for required in [
+        "member-order",
+        "whitespace",
+        "canonical-check",
+        "drop-order",
+        "notice-text",
+    ] {
+        let mutation = mutation(required);
+        assert!(
+            mutation.ops.is_empty(),
+            "{required}: the mutations of issue #5 must be flagged by the vectors of their rules alone"
+        );
+    }
+}
+
+#[test]
+fn control_upstream_npm() {
+    require_oracle();
+    let (features, report) = run(&command("upstream-npm", None));
+    assert_clean("upstream-npm", &features, &report);
+}
+
+#[test]
+fn control_upstream_next() {
+    require_oracle();
+    let (features, report) = run(&command("upstream-next", None));
+    assert_clean("upstream-next", &features, &report);
+}
+
+/// The hooks with an identity patch of each target file change nothing.
+#[test]
+fn control_through_the_hooks() {
+    require_oracle();
+    for adapter in ["upstream-npm", "upstream-next"] {
+        let first = table()
+            .iter()
+            .find(|mutation| mutation.adapter == adapter)
+            .unwrap_or_else(|| panic!("no mutation runs on {adapter}"));
+        let identity = format!("identity:{}", first.name);
+        let (features, report) = run(&command(adapter, Some(&identity)));
+        assert_eq!(features, features_of(adapter));
+        assert_clean(&format!("{adapter} with {identity}"), &features, &report);
+    }
+}
+
+/// A search text that is not in the target stops the adapter before it
+/// answers: a mutant can never silently be the oracle.
+#[test]
+fn an_unknown_mutant_does_not_start() {
+    require_oracle();
+    // Its error goes to stderr, which the adapter inherits: silenced here.
+    let quiet = format!(
+        "{} 2>/dev/null",
+        command("upstream-npm", Some("no-such-mutation"))
+    );
+    let answer = External::new(&quiet, TIMEOUT).describe();
+    assert!(answer.is_err(), "an unknown mutant answered: {answer:?}");
+}
+
+macro_rules! mutants {
+    ($($test:ident => $name:literal,)*) => {
+        /// The mutations that have a test, in table order.
+        const TESTED: &[&str] = &[$($name),*];
+        $(
+            #[test]
+            fn $test() {
+                check_mutant($name);
+            }
+        )*
+    };
+}
+
+mutants! {
+    member_order => "member-order",
+    whitespace => "whitespace",
+    canonical_check => "canonical-check",
+    drop_order => "drop-order",
+    notice_text => "notice-text",
+    whitespace_unicode => "whitespace-unicode",
+    bare_greedy => "bare-greedy",
+    label_escape_line => "label-escape-line",
+    label_unescape => "label-unescape",
+    member_order_parse => "member-order-parse",
+    label_escape => "label-escape",
+    format_default_label => "format-default-label",
+    tag_safe => "tag-safe",
+    self_reference => "self-reference",
+    dedupe => "dedupe",
+    normalize_label => "normalize-label",
+    config_positive => "config-positive",
+    config_max_references => "config-max-references",
+    exclude_self => "exclude-self",
+    text_join => "text-join",
+    excluded_sources => "excluded-sources",
+    empty_dropped => "empty-dropped",
+    longest_tie => "longest-tie",
+    cut_search_zero => "cut-search-zero",
+    head_tail_split => "head-tail-split",
+    member_order_stats => "member-order-stats",
+    format_version_order => "format-version-order",
+    spill_name => "spill-name",
+    automatic_fraction => "automatic-fraction",
+    surface_system => "surface-system",
+    transcript_fragment => "transcript-fragment",
+}

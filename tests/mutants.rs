@@ -480,4 +480,5 @@ mutants! {
     automatic_fraction => "automatic-fraction",
     surface_system => "surface-system",
     transcript_fragment => "transcript-fragment",
+    word_start_bonus => "word-start-bonus",
 }

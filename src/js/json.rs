@@ -332,25 +332,21 @@ impl Parser<'_> {
 /// `JSON.stringify(JSON.parse(text))` for the text `value` was parsed from:
 /// JavaScript's object model (spec `json.stringify.*`).
 pub fn stringify(value: &Json) -> String {
-    let mut out = String::new();
     Writer {
         js_object_model: true,
         escapes: Escapes::Stringify,
     }
-    .compact(value, &mut out);
-    out
+    .compact_text(value)
 }
 
 /// The value written exactly as it is: members in written order with
 /// duplicates, strings escaped as `JSON.stringify` escapes them. One line.
 pub fn to_wire(value: &Json) -> String {
-    let mut out = String::new();
     Writer {
         js_object_model: false,
         escapes: Escapes::Stringify,
     }
-    .compact(value, &mut out);
-    out
+    .compact_text(value)
 }
 
 /// The value written exactly as it is, containers down to `expand_depth`
@@ -387,13 +383,11 @@ pub fn quote_ascii(units: &[u16]) -> String {
 /// The value on one line, members as written, every non-ASCII code unit
 /// escaped ([`quote_ascii`]): how the conformance runner shows values.
 pub fn to_ascii(value: &Json) -> String {
-    let mut out = String::new();
     Writer {
         js_object_model: false,
         escapes: Escapes::NonAscii,
     }
-    .compact(value, &mut out);
-    out
+    .compact_text(value)
 }
 
 /// The JSON string literal of `units` as `JSON.stringify` writes it
@@ -503,6 +497,13 @@ impl Writer {
         } else {
             members.iter().map(|(key, value)| (key, value)).collect()
         }
+    }
+
+    /// [`Writer::compact`] into a new string.
+    fn compact_text(&self, value: &Json) -> String {
+        let mut out = String::new();
+        self.compact(value, &mut out);
+        out
     }
 
     fn compact(&self, value: &Json, out: &mut String) {

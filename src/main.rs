@@ -6,7 +6,6 @@ use dsh_session_reference::config::{Config, Generation, NoModels};
 use dsh_session_reference::js::json;
 use dsh_session_reference::pre_step::pre_step;
 use dsh_session_reference::prepare::{Agent, Services};
-use dsh_session_reference::protocol::dispatch::NAME;
 use dsh_session_reference::protocol::server;
 use dsh_session_reference::protocol::wire::{Outcome, UNSUPPORTED};
 use dsh_session_reference::runner::adapter::{BuiltIn, External, Implementation};
@@ -334,31 +333,21 @@ fn conformance(run: ConformanceRun) -> ExitCode {
     };
     let (report, implementation) = match &run.implementation {
         None => {
-            let profiles: Vec<Json> = Generation::ALL
-                .into_iter()
-                .map(|generation| {
-                    let features = generation.features();
-                    if human {
-                        say!(
-                            "implementation: {NAME} {} profile (features: {})",
-                            generation.name(),
-                            features.join(", ")
-                        );
+            let mut profiles = Vec::new();
+            for generation in Generation::ALL {
+                let description = match BuiltIn(generation).describe() {
+                    Ok(description) => description,
+                    Err(problem) => {
+                        eprintln!("describe failed: {problem}");
+                        return ExitCode::from(2);
                     }
-                    Json::object([
-                        ("profile", Json::str(generation.name())),
-                        (
-                            "features",
-                            Json::Array(features.iter().map(|f| Json::str(f)).collect()),
-                        ),
-                    ])
-                })
-                .collect();
-            let implementation = Json::object([
-                ("name", Json::str(NAME)),
-                ("version", Json::str(env!("CARGO_PKG_VERSION"))),
-                ("profiles", Json::Array(profiles)),
-            ]);
+                };
+                if human {
+                    say!("implementation: {description}");
+                }
+                profiles.push(description.to_json());
+            }
+            let implementation = Json::object([("profiles", Json::Array(profiles))]);
             let report = runner::run_reference(&suite, &run.selection, show);
             (report, implementation)
         }
@@ -372,22 +361,10 @@ fn conformance(run: ConformanceRun) -> ExitCode {
                 }
             };
             if human {
-                say!(
-                    "implementation: {} {} (features: {})",
-                    description.name,
-                    description.version,
-                    description.features.join(", ")
-                );
+                say!("implementation: {description}");
             }
-            let implementation = Json::object([
-                ("name", Json::str(&description.name)),
-                ("version", Json::str(&description.version)),
-                (
-                    "features",
-                    Json::Array(description.features.iter().map(|f| Json::str(f)).collect()),
-                ),
-            ]);
-            let report = runner::run_selected(
+            let implementation = description.to_json();
+            let report = runner::run(
                 &suite,
                 &mut subject,
                 &description.features,
@@ -452,14 +429,8 @@ fn differential(
             (Ok(a), Ok(b)) => (a, b),
             (Err(code), _) | (_, Err(code)) => return code,
         };
-    for (name, description) in [("A", &description_a), ("B", &description_b)] {
-        say!(
-            "{name}: {} {} (features: {})",
-            description.name,
-            description.version,
-            description.features.join(", ")
-        );
-    }
+    say!("A: {description_a}");
+    say!("B: {description_b}");
     let plan = differential::plan(&description_a, &description_b, ops.as_deref());
     let compared: Vec<&str> = plan.ops.iter().map(|planned| planned.op).collect();
     say!("compared: {}", compared.join(", "));

@@ -6,7 +6,7 @@
 use dsh_session_reference::config::Generation;
 use dsh_session_reference::runner::adapter::{External, Implementation};
 use dsh_session_reference::runner::vectors::{Suite, Vector};
-use dsh_session_reference::runner::{self, Status};
+use dsh_session_reference::runner::{self, Selection, Status};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::Path;
 use std::sync::Arc;
@@ -34,7 +34,13 @@ fn pipe_trial(suite: Arc<Suite>, generation: Generation) -> Trial {
         );
         let mut adapter = External::new(&command, Duration::from_secs(20));
         let features = adapter.describe()?.features;
-        let report = runner::run(&suite, &mut adapter, &features, &[], |_, _| {});
+        let report = runner::run(
+            &suite,
+            &mut adapter,
+            &features,
+            &Selection::default(),
+            |_, _| {},
+        );
         let expected = suite
             .vectors()
             .filter(|(_, v)| declared(generation, v))

@@ -14,7 +14,7 @@
 use dsh_session_reference::js::json;
 use dsh_session_reference::runner::adapter::{External, Implementation};
 use dsh_session_reference::runner::vectors::Suite;
-use dsh_session_reference::runner::{self, Report, Status};
+use dsh_session_reference::runner::{self, Report, Selection, Status};
 use dsh_session_reference::{uri, JsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -105,7 +105,13 @@ fn suite_dir(name: &str, session_ids: &[&str]) -> TempDir {
 fn run_on(implementation: &mut External, session_ids: &[&str]) -> Report {
     let dir = suite_dir("run", session_ids);
     let suite = Suite::load(dir.path()).unwrap_or_else(|error| panic!("{error}"));
-    let report = runner::run(&suite, implementation, &["uri".to_owned()], &[], |_, _| {});
+    let report = runner::run(
+        &suite,
+        implementation,
+        &["uri".to_owned()],
+        &Selection::default(),
+        |_, _| {},
+    );
     let ids: Vec<String> = report.results.iter().map(|r| r.id.clone()).collect();
     let expected: Vec<String> = session_ids.iter().map(|id| vector_id(id)).collect();
     assert_eq!(ids, expected, "one result per vector, in suite order");

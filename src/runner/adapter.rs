@@ -6,6 +6,7 @@ use crate::js::json::{self, Json};
 use crate::js::JsString;
 use crate::protocol::dispatch;
 use crate::protocol::wire::{Outcome, Request, Response};
+use std::fmt;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -29,7 +30,33 @@ pub struct Description {
     pub features: Vec<String>,
 }
 
+impl fmt::Display for Description {
+    /// `name version (features: a, b)`, as reports introduce an
+    /// implementation.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} (features: {})",
+            self.name,
+            self.version,
+            self.features.join(", ")
+        )
+    }
+}
+
 impl Description {
+    /// The `describe` output this was read from, in its JSON form.
+    pub fn to_json(&self) -> Json {
+        Json::object([
+            ("name", Json::str(&self.name)),
+            ("version", Json::str(&self.version)),
+            (
+                "features",
+                Json::Array(self.features.iter().map(|f| Json::str(f)).collect()),
+            ),
+        ])
+    }
+
     fn from_output(output: &Json) -> Result<Description, String> {
         let text = |name: &str| {
             output
@@ -52,7 +79,7 @@ impl Description {
             Some(other) => {
                 return Err(format!(
                     "describe declares protocol {}, this runner speaks version {PROTOCOL_VERSION}",
-                    crate::js::json::to_wire(other)
+                    json::to_wire(other)
                 ))
             }
         }
@@ -286,7 +313,6 @@ impl Implementation for External {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::js::json;
 
     fn describe(text: &str) -> Result<Description, String> {
         Description::from_output(&json::parse(text).expect("test JSON"))

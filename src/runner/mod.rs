@@ -123,19 +123,6 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// Every vector.
-    pub fn all() -> Selection {
-        Selection::default()
-    }
-
-    /// The vectors whose id matches one of `filters` (all when empty).
-    pub fn filtered(filters: &[String]) -> Selection {
-        Selection {
-            filters: filters.to_vec(),
-            features: None,
-        }
-    }
-
     fn matches_id(&self, id: &str) -> bool {
         self.filters.is_empty() || self.filters.iter().any(|f| matches_filter(f, id))
     }
@@ -189,26 +176,9 @@ pub fn matches_filter(pattern: &str, id: &str) -> bool {
     true
 }
 
-/// Runs every vector of `suite` selected by `filters` (all when empty) on
+/// Runs every vector of `suite` that `selection` picks on
 /// `implementation`, whose declared `features` gate the vectors.
 pub fn run(
-    suite: &Suite,
-    implementation: &mut dyn Implementation,
-    features: &[String],
-    filters: &[String],
-    on_result: impl FnMut(&Vector, &VectorResult),
-) -> Report {
-    run_selected(
-        suite,
-        implementation,
-        features,
-        &Selection::filtered(filters),
-        on_result,
-    )
-}
-
-/// [`run`] with a [`Selection`] by id and feature.
-pub fn run_selected(
     suite: &Suite,
     implementation: &mut dyn Implementation,
     features: &[String],
@@ -225,7 +195,7 @@ pub fn run_selected(
     })
 }
 
-/// [`run_selected`] for the reference in all its generations
+/// [`run`] for the reference in all its generations
 /// ([`check_reference`]).
 pub fn run_reference(
     suite: &Suite,
@@ -275,7 +245,7 @@ fn run_with(
 /// its features: the reference implements both, so every vector of the
 /// suite runs on it. Passes when every such run passes.
 pub fn check_reference(vector: &Vector) -> Status {
-    check_reference_selected(vector, &Selection::all())
+    check_reference_selected(vector, &Selection::default())
 }
 
 fn check_reference_selected(vector: &Vector, selection: &Selection) -> Status {
@@ -442,11 +412,11 @@ mod tests {
             &suite,
             &mut reference,
             &["mention".to_owned()],
-            &[],
+            &Selection::default(),
             |_, _| {},
         );
         assert_eq!(none.results[0].status, Status::SkippedFeature);
-        let unselected = run_selected(
+        let unselected = run(
             &suite,
             &mut reference,
             &["uri".to_owned()],
@@ -461,11 +431,20 @@ mod tests {
             &suite,
             &mut reference,
             &["uri".to_owned()],
-            &["mention".to_owned()],
+            &Selection {
+                filters: vec!["mention".to_owned()],
+                features: None,
+            },
             |_, _| {},
         );
         assert_eq!(filtered.results[0].status, Status::SkippedFilter);
-        let ran = run(&suite, &mut reference, &["uri".to_owned()], &[], |_, _| {});
+        let ran = run(
+            &suite,
+            &mut reference,
+            &["uri".to_owned()],
+            &Selection::default(),
+            |_, _| {},
+        );
         assert_eq!(ran.summary(), "1 passed, 0 failed, 0 skipped");
     }
 }

@@ -78,6 +78,7 @@ fn the_two_generations_of_the_reference_agree_on_what_both_define() {
     assert_eq!(
         mixed,
         [
+            "retain",
             "prepare",
             "pre-step",
             "config/check",

@@ -23,7 +23,9 @@ const OPS: &[(&str, &str, &str)] = &[
     ("mention/format", "mention", "mention"),
     ("mention/parse", "mention", "mention"),
     ("json/tag-safe", "json", "json"),
-    ("retain", "retain", "retain"),
+    // The newest generation's retain ignores developer/system events
+    // (`surface-v2`); rc.8's throws on them.
+    ("retain", "retain", "surface-v2"),
     ("prepare", "prepare-v1", "prepare-v2"),
     ("pre-step", "pre-step-v1", "pre-step-v2"),
     ("config/check", "config-v1", "config-v2"),
@@ -85,15 +87,7 @@ pub fn plan(a: &Description, b: &Description, only: Option<&[String]>) -> Plan {
             ));
             continue;
         };
-        let mut scope = if in_a == in_b { in_a } else { Scope::Common };
-        if op == "retain" {
-            // Developer and system events exist for both only with surface-v2.
-            scope = if has(a, "surface-v2") && has(b, "surface-v2") {
-                Scope::V2
-            } else {
-                Scope::V1
-            };
-        }
+        let scope = if in_a == in_b { in_a } else { Scope::Common };
         if scope == Scope::Common {
             plan.mixed.push((op.to_owned(), hidden(op).to_owned()));
         }
@@ -108,6 +102,7 @@ fn hidden(op: &str) -> &'static str {
         "prepare" | "pre-step" => "requests without route, spill store or developer/system events; the omissions section and capturedFormatVersion hidden",
         "candidates/list" | "candidates/remote" => "requests with no or an empty query; displayTitle and sameWorkspace hidden",
         "config/check" => "configurations without referenceContextFraction",
+        "retain" => "snapshots without developer/system events",
         _ => "nothing",
     }
 }

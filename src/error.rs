@@ -62,6 +62,7 @@ impl fmt::Display for ErrorCode {
 }
 
 /// A contract failure: a stable code and upstream's message text.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
     /// The stable code.
@@ -116,3 +117,20 @@ impl fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
+
+/// Codes travel as their wire text (`SESSION_REFERENCE_…`).
+#[cfg(feature = "serde")]
+impl serde::Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for ErrorCode {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        ErrorCode::from_wire(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown error code {text:?}")))
+    }
+}

@@ -8,6 +8,19 @@
 //! and the newest upstream generation where the specification (`spec/`)
 //! describes it.
 //!
+//! # What to depend on
+//!
+//! | you are | depend on | you get |
+//! |---|---|---|
+//! | a host using session references | `dsh-session-reference = { version = "0.1", default-features = false }` | the reference library alone: base64, ryu-js and memchr, nothing else |
+//! | a host moving values through serde | `… default-features = false, features = ["serde"]` | `Serialize`/`Deserialize` for [`JsString`], [`Json`], mention references, retention stats, candidates, errors |
+//! | a Rust port's conformance adapter | `… default-features = false` | the protocol kit, [`protocol::kit`]: requests read with exact JavaScript strings, an answer per op, `UNSUPPORTED` for the rest (template: `conformance/adapters/rust/`) |
+//! | a CI job checking a port | `cargo install dsh-session-reference` | the `dsh-session-reference` binary: the conformance suite (embedded), `differential`, baselines and reports |
+//!
+//! The default feature `harness` adds the conformance harness (`harness`
+//! module: runner, differential, strategies, fuzz checks) and the command
+//! line; the reference never depends on it.
+//!
 //! Strings are JavaScript strings ([`JsString`], UTF-16 code units with lone
 //! surrogates allowed); JSON is read and written exactly ([`Json`], members in
 //! written order). Data flows one way: wire → parse → model → render.
@@ -103,7 +116,7 @@
 //! assert_eq!(titles, ["plan", "planning", "airplane"]);
 //! ```
 //!
-//! # Conformance ([`protocol`], [`runner`])
+//! # Conformance ([`protocol`])
 //!
 //! ```
 //! use dsh_session_reference::js::json;
@@ -121,10 +134,11 @@
 #![deny(missing_docs)]
 #![warn(clippy::print_stdout)]
 
-pub mod checks;
 pub mod config;
 pub mod discovery;
 pub mod error;
+#[cfg(feature = "harness")]
+pub mod harness;
 pub mod js;
 pub mod mention;
 pub mod pre_step;
@@ -132,9 +146,7 @@ pub mod prepare;
 pub mod projection;
 pub mod protocol;
 pub mod retention;
-pub mod runner;
 pub mod spill;
-pub mod strategies;
 pub mod surface;
 pub mod tag_safe;
 pub mod uri;

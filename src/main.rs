@@ -3,14 +3,18 @@
 
 use clap::{Parser, Subcommand};
 use dsh_session_reference::config::{Config, Generation, NoModels};
+use dsh_session_reference::harness::runner::adapter::{BuiltIn, External, Implementation};
+use dsh_session_reference::harness::runner::report::Subject;
+use dsh_session_reference::harness::runner::vectors::{self, Expect, Suite, Vector};
+use dsh_session_reference::harness::runner::{
+    self, baseline, differential, report, Selection, Status, VectorResult,
+};
+use dsh_session_reference::harness::spec;
 use dsh_session_reference::js::json;
 use dsh_session_reference::pre_step::pre_step;
 use dsh_session_reference::prepare::{Agent, Services};
 use dsh_session_reference::protocol::server;
 use dsh_session_reference::protocol::wire::{Outcome, UNSUPPORTED};
-use dsh_session_reference::runner::adapter::{BuiltIn, External, Implementation};
-use dsh_session_reference::runner::vectors::{Expect, Suite, Vector};
-use dsh_session_reference::runner::{self, differential, report, Selection, Status, VectorResult};
 use dsh_session_reference::spill::{FolderSpillStore, SpillStore};
 use dsh_session_reference::surface::FolderReader;
 use dsh_session_reference::{JsString, Json};
@@ -56,12 +60,35 @@ enum Command {
         /// Seconds to wait for each answer.
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
         timeout: u64,
-        /// Directory of vector files.
-        #[arg(long, default_value = DEFAULT_VECTORS)]
-        vectors: PathBuf,
+        /// Directory of vector files (default: the suite embedded in this
+        /// binary).
+        #[arg(long)]
+        vectors: Option<PathBuf>,
+        /// Known failures, one vector id per line: exit 0 when every
+        /// failure is listed, 1 on any other; listed vectors that pass are
+        /// named, to be removed.
+        #[arg(long)]
+        baseline: Option<PathBuf>,
+        /// Write the ids of the failed vectors to this file, as a baseline.
+        #[arg(long)]
+        write_baseline: Option<PathBuf>,
         /// Print every vector, not only failures.
         #[arg(short, long)]
         verbose: bool,
+    },
+    /// Print a vector (input, expected outcome, features, required
+    /// capabilities) with the text of each rule it cites.
+    Show {
+        /// The vector id.
+        id: String,
+        /// Directory of vector files (default: the embedded suite).
+        #[arg(long)]
+        vectors: Option<PathBuf>,
+    },
+    /// The embedded vector files.
+    Vectors {
+        #[command(subcommand)]
+        command: VectorsCommand,
     },
     /// Speak the adapter protocol on stdin/stdout with the reference.
     Adapter {
@@ -112,16 +139,27 @@ enum Command {
         timeout: u64,
     },
     /// Rewrite each vector's `expect` with what the oracles answer (the
-    /// upstream package, and the emulation of its newest generation). Every
+    /// upstream package, and the emulation of its newest generation), and
+    /// its `requires` with what its input and expectation need. Every
     /// oracle that declares one of a vector's features is asked; they must
-    /// agree. Vectors no oracle covers are kept as they are.
+    /// agree. Vectors no oracle covers keep their expectation.
     Regen {
         /// Command that starts an oracle adapter (repeatable).
         #[arg(long = "impl", required = true)]
         implementations: Vec<String>,
-        /// Directory of vector files.
-        #[arg(long, default_value = DEFAULT_VECTORS)]
+        /// Directory of vector files (in a checkout of this repository).
+        #[arg(long, default_value = "conformance/vectors")]
         vectors: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum VectorsCommand {
+    /// Write the embedded vector files into DIR (`DIR/uri/decode.json`, …),
+    /// for implementations that read the files themselves.
+    Export {
+        /// Where to write them.
+        dir: PathBuf,
     },
 }
 
@@ -168,12 +206,14 @@ struct ConformanceRun {
     format: Format,
     junit: Option<PathBuf>,
     timeout: Duration,
-    vectors: PathBuf,
+    vectors: Option<PathBuf>,
+    baseline: Option<PathBuf>,
+    write_baseline: Option<PathBuf>,
     verbose: bool,
 }
 
-/// The suite shipped with this crate.
-const DEFAULT_VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/conformance/vectors");
+/// How many failing rules the human report lists at its end.
+const FAILING_RULES_SHOWN: usize = 10;
 
 fn main() -> ExitCode {
     match Cli::parse().command {
@@ -185,6 +225,8 @@ fn main() -> ExitCode {
             junit,
             timeout,
             vectors,
+            baseline,
+            write_baseline,
             verbose,
         } => conformance(ConformanceRun {
             implementation,
@@ -196,8 +238,23 @@ fn main() -> ExitCode {
             junit,
             timeout: Duration::from_secs(timeout),
             vectors,
+            baseline,
+            write_baseline,
             verbose,
         }),
+        Command::Show { id, vectors } => show(&id, vectors.as_deref()),
+        Command::Vectors {
+            command: VectorsCommand::Export { dir },
+        } => match vectors::export_embedded(&dir) {
+            Ok(count) => {
+                say!("wrote {count} vector files to {}", dir.display());
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("cannot write {}: {error}", dir.display());
+                ExitCode::from(2)
+            }
+        },
         Command::Adapter { generation } => {
             match server::serve(generation, io::stdin().lock(), io::stdout().lock()) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -310,23 +367,103 @@ fn parse_generation(name: &str) -> Result<Generation, String> {
         .ok_or_else(|| format!("unknown generation {name:?} (newest, rc8)"))
 }
 
-fn load(dir: &std::path::Path) -> Result<Suite, ExitCode> {
-    Suite::load(dir).map_err(|error| {
+/// The suite in `dir`, or the embedded one.
+fn load(dir: Option<&std::path::Path>) -> Result<Suite, ExitCode> {
+    match dir {
+        Some(dir) => Suite::load(dir),
+        None => Suite::embedded(),
+    }
+    .map_err(|error| {
         eprintln!("cannot load vectors: {error}");
         ExitCode::from(2)
     })
 }
 
-fn conformance(run: ConformanceRun) -> ExitCode {
-    let suite = match load(&run.vectors) {
+fn show(id: &str, dir: Option<&std::path::Path>) -> ExitCode {
+    let suite = match load(dir) {
         Ok(suite) => suite,
         Err(code) => return code,
     };
+    let Some((file, vector)) = suite.find(id) else {
+        eprintln!("no vector {id:?} in the suite ({})", suite.version);
+        return ExitCode::from(2);
+    };
+    say!("{} ({})", vector.id, file.path.display());
+    say!("  {}", vector.description);
+    say!("op:       {}", vector.op);
+    say!("features: {} (any one)", vector.features.join(", "));
+    if !vector.requires.is_empty() {
+        say!("requires: {} (all)", vector.requires.join(", "));
+    }
+    say!("input:    {}", json::to_ascii(&vector.input));
+    match &vector.expect {
+        Expect::Output(output) => say!("expected: output {}", json::to_ascii(output)),
+        Expect::Error(code) => say!("expected: error {code}"),
+    }
+    say!("rules:");
+    for rule in &vector.rules {
+        match spec::rule(rule) {
+            Some(found) => say!("  {rule} (spec/{}): {}", found.file, found.text),
+            None => say!("  {rule}: (not in the embedded specification)"),
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The command line that runs `run`'s implementation again, for the
+/// "alone:" hint of each failure.
+fn rerun_command(run: &ConformanceRun) -> String {
+    let mut command = "dsh-session-reference conformance".to_owned();
+    if let Some(implementation) = &run.implementation {
+        command.push_str(&format!(" --impl {}", shell_quote(implementation)));
+    }
+    if let Some(dir) = &run.vectors {
+        command.push_str(&format!(
+            " --vectors {}",
+            shell_quote(&dir.display().to_string())
+        ));
+    }
+    command
+}
+
+fn shell_quote(text: &str) -> String {
+    if text
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,".contains(&b))
+    {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+fn conformance(run: ConformanceRun) -> ExitCode {
+    let suite = match load(run.vectors.as_deref()) {
+        Ok(suite) => suite,
+        Err(code) => return code,
+    };
+    let listed = match &run.baseline {
+        None => None,
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|error| error.to_string())
+            .and_then(|text| baseline::parse(&text))
+        {
+            Ok(listed) => Some(listed),
+            Err(problem) => {
+                eprintln!("cannot read baseline {}: {problem}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+    };
     let base = std::env::current_dir().unwrap_or_default();
     let human = run.format == Format::Human;
+    if human {
+        say!("suite: {}", suite.version);
+    }
+    let rerun = rerun_command(&run);
     let show = |_: &Vector, result: &VectorResult| match &result.status {
         Status::Failed(detail) if human => {
-            say!("{}", report::failure_block(result, detail, &base));
+            say!("{}", report::failure_block(result, detail, &base, &rerun));
         }
         Status::Passed if human && run.verbose => say!("ok   {}", result.id),
         _ => {}
@@ -345,11 +482,10 @@ fn conformance(run: ConformanceRun) -> ExitCode {
                 if human {
                     say!("implementation: {description}");
                 }
-                profiles.push(description.to_json());
+                profiles.push(description);
             }
-            let implementation = Json::object([("profiles", Json::Array(profiles))]);
             let report = runner::run_reference(&suite, &run.selection, show);
-            (report, implementation)
+            (report, Subject::Profiles { profiles })
         }
         Some(command) => {
             let mut subject = External::new(command, run.timeout);
@@ -363,33 +499,78 @@ fn conformance(run: ConformanceRun) -> ExitCode {
             if human {
                 say!("implementation: {description}");
             }
-            let implementation = description.to_json();
-            let report = runner::run(
-                &suite,
-                &mut subject,
-                &description.features,
-                &run.selection,
-                show,
-            );
-            (report, implementation)
+            let report = runner::run(&suite, &mut subject, &description, &run.selection, show);
+            (report, Subject::One(description))
         }
     };
+    if let Some(path) = &run.write_baseline {
+        if let Err(error) = std::fs::write(path, baseline::write(&report)) {
+            eprintln!("cannot write {}: {error}", path.display());
+            return ExitCode::from(2);
+        }
+    }
     if let Some(path) = &run.junit {
-        let xml = report::to_junit(&report, "dsh-session-reference conformance", &base);
+        let xml = report::to_junit(
+            &report,
+            "dsh-session-reference conformance",
+            &suite.version,
+            &base,
+        );
         if let Err(error) = std::fs::write(path, xml) {
             eprintln!("cannot write {}: {error}", path.display());
             return ExitCode::from(2);
         }
     }
+    let compared = listed
+        .as_ref()
+        .map(|listed| baseline::compare(&report, &suite, listed));
     if human {
         if let Some(skips) = report::skip_breakdown(&report) {
             say!("{skips}");
         }
+        if let Some(rules) = report::failing_rules_line(&report, FAILING_RULES_SHOWN) {
+            say!("{rules}");
+        }
+        if let Some(compared) = &compared {
+            say!(
+                "baseline: {} known failures, {} new",
+                compared.known.len(),
+                compared.new.len()
+            );
+            for id in &compared.new {
+                say!("new failure (not in the baseline): {id}");
+            }
+            for id in &compared.fixed {
+                say!("fixed: remove from the baseline: {id}");
+            }
+            for id in &compared.unknown {
+                say!("unknown id in the baseline (not in this suite): {id}");
+            }
+        }
         say!("{}", report.summary());
     } else {
-        say!("{}", report::json_text(&report, implementation, &base));
+        let inputs = |id: &str| suite.find(id).map(|(_, vector)| vector.input.clone());
+        let json_report = report::to_json(
+            &report,
+            suite.version.clone(),
+            implementation,
+            compared.clone(),
+            &inputs,
+            &base,
+        );
+        match serde_json::to_string(&json_report) {
+            Ok(text) => say!("{text}"),
+            Err(error) => {
+                eprintln!("cannot write the JSON report: {error}");
+                return ExitCode::from(2);
+            }
+        }
     }
-    if report.failed() == 0 {
+    let passed = match &compared {
+        Some(compared) => compared.new.is_empty(),
+        None => report.failed() == 0,
+    };
+    if passed {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -440,6 +621,9 @@ fn differential(
     for (op, why) in &plan.left_out {
         say!("not compared: {op} ({why})");
     }
+    if !plan.lone_surrogates {
+        say!("lone surrogates: not generated, answers holding one not compared (the capability lone-surrogates is not declared by both)");
+    }
     let summary = differential::run(&plan, first.as_mut(), &mut second, cases, seed, |found| {
         say!(
             "DISAGREE case {} ({}), shrunk in {} steps\n  input: {}\n  {}",
@@ -465,7 +649,7 @@ fn differential(
 }
 
 fn regen(commands: &[String], dir: &std::path::Path) -> ExitCode {
-    let suite = match load(dir) {
+    let suite = match load(Some(dir)) {
         Ok(suite) => suite,
         Err(code) => return code,
     };

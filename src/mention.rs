@@ -18,6 +18,8 @@ const BACKSLASH: u16 = b'\\' as u16;
 
 /// One reference found in a text: the decoded session id and its label.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
 pub struct Reference {
     /// The decoded session id.
     pub session_id: JsString,
@@ -27,6 +29,8 @@ pub struct Reference {
 
 /// The result of [`parse`]: the readable text and the references in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
 pub struct Parsed {
     /// The text with every match replaced by `@` and its label.
     pub text: JsString,

@@ -52,6 +52,8 @@ pub struct Services<'a> {
 
 /// One normalized reference.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
 pub struct Reference {
     /// The requested session id.
     pub session_id: JsString,
@@ -61,6 +63,8 @@ pub struct Reference {
 
 /// The context message: its durable source record and its prompt text.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
 pub struct Context {
     /// `{kind: "session-reference", form: "recall", version: 1, references}`.
     pub source: Json,

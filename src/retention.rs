@@ -19,6 +19,8 @@ use std::collections::BinaryHeap;
 /// The retention statistics of one reference, in upstream's member order
 /// (spec `retention.stats`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
 pub struct Stats {
     /// Any projected item is a compact checkpoint.
     pub compacted: bool,

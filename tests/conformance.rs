@@ -4,9 +4,9 @@
 //! pipe, once per generation, which exercises the wire path end to end.
 
 use dsh_session_reference::config::Generation;
-use dsh_session_reference::runner::adapter::{External, Implementation};
-use dsh_session_reference::runner::vectors::{Suite, Vector};
-use dsh_session_reference::runner::{self, Selection, Status};
+use dsh_session_reference::harness::runner::adapter::{External, Implementation};
+use dsh_session_reference::harness::runner::vectors::{Suite, Vector};
+use dsh_session_reference::harness::runner::{self, Selection, Status};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::Path;
 use std::sync::Arc;
@@ -33,11 +33,11 @@ fn pipe_trial(suite: Arc<Suite>, generation: Generation) -> Trial {
             generation.name()
         );
         let mut adapter = External::new(&command, Duration::from_secs(20));
-        let features = adapter.describe()?.features;
+        let description = adapter.describe()?;
         let report = runner::run(
             &suite,
             &mut adapter,
-            &features,
+            &description,
             &Selection::default(),
             |_, _| {},
         );

@@ -4,11 +4,11 @@
 //! comparison across generations hides exactly the newer one's additions.
 
 use dsh_session_reference::config::Generation;
+use dsh_session_reference::harness::runner::adapter::{BuiltIn, Description, Implementation};
+use dsh_session_reference::harness::runner::differential::requests::{input_strategy, Scope};
+use dsh_session_reference::harness::runner::differential::{self, plan, Plan};
 use dsh_session_reference::js::json;
 use dsh_session_reference::protocol::wire::Outcome;
-use dsh_session_reference::runner::adapter::{BuiltIn, Description, Implementation};
-use dsh_session_reference::runner::differential::requests::{input_strategy, Scope};
-use dsh_session_reference::runner::differential::{self, plan, Plan};
 use dsh_session_reference::{JsString, Json};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
@@ -308,8 +308,15 @@ fn ops_one_side_lacks_are_left_out_and_named() {
         name: "uri-only".to_owned(),
         version: "0".to_owned(),
         features: vec!["uri".to_owned()],
+        capabilities: Vec::new(),
     };
-    let Plan { ops, left_out, .. } = plan(&newest, &uri_only, None);
+    let Plan {
+        ops,
+        left_out,
+        lone_surrogates,
+        ..
+    } = plan(&newest, &uri_only, None);
+    assert!(!lone_surrogates, "one side lacks the capability");
     let ops: Vec<&str> = ops.iter().map(|planned| planned.op).collect();
     assert_eq!(ops, ["uri/encode", "uri/decode"]);
     assert_eq!(left_out.len(), 12);

@@ -19,10 +19,10 @@
 //! through the hooks with an identity patch: no failure, so a mutant's
 //! failures cannot be blamed on the environment or on the machinery.
 
+use dsh_session_reference::harness::runner::adapter::{External, Implementation};
+use dsh_session_reference::harness::runner::vectors::{Suite, Vector};
+use dsh_session_reference::harness::runner::{self, Report, Selection};
 use dsh_session_reference::js::json::{self, Json};
-use dsh_session_reference::runner::adapter::{External, Implementation};
-use dsh_session_reference::runner::vectors::{Suite, Vector};
-use dsh_session_reference::runner::{self, Report, Selection, Status};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -190,22 +190,19 @@ fn command(adapter: &str, mutant: Option<&str>) -> String {
 /// features it declared and the report.
 fn run(command: &str) -> (Vec<String>, Report) {
     let mut adapter = External::new(command, TIMEOUT);
-    let features = adapter
-        .describe()
-        .unwrap_or_else(|error| {
-            panic!("`{command}` cannot describe itself: {error} (its stderr above says why)")
-        })
-        .features;
+    let description = adapter.describe().unwrap_or_else(|error| {
+        panic!("`{command}` cannot describe itself: {error} (its stderr above says why)")
+    });
     // Every vector runs: the whole suite takes about 1.5 s per adapter, and
     // a mutant must not fail any vector outside its rules, in any area.
     let report = runner::run(
         suite(),
         &mut adapter,
-        &features,
+        &description,
         &Selection::default(),
         |_, _| {},
     );
-    (features, report)
+    (description.features, report)
 }
 
 /// The features the unmutated adapter declares.
@@ -230,14 +227,10 @@ fn features_of(adapter: &str) -> &'static [String] {
 }
 
 /// The failed vectors of a report, with their failure texts.
-fn failures(report: &Report) -> Vec<(&str, &str)> {
+fn failures(report: &Report) -> Vec<(&str, String)> {
     report
-        .results
-        .iter()
-        .filter_map(|result| match &result.status {
-            Status::Failed(detail) => Some((result.id.as_str(), detail.as_str())),
-            _ => None,
-        })
+        .failures()
+        .map(|(result, detail)| (result.id.as_str(), detail.explanation()))
         .collect()
 }
 

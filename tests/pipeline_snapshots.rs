@@ -6,10 +6,10 @@
 //! them against silent change. insta trims line ends, so each test also
 //! asserts the exact byte length of the prompt.
 
+use dsh_session_reference::harness::runner::vectors::Suite;
 use dsh_session_reference::js::json;
 use dsh_session_reference::protocol::dispatch;
 use dsh_session_reference::protocol::wire::Outcome;
-use dsh_session_reference::runner::vectors::Suite;
 use dsh_session_reference::Json;
 use std::path::Path;
 

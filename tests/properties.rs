@@ -8,8 +8,8 @@
 //!
 //! Failing cases are saved to `tests/properties.proptest-regressions`.
 
+use dsh_session_reference::harness::strategies::*;
 use dsh_session_reference::js::json;
-use dsh_session_reference::strategies::*;
 use dsh_session_reference::{mention, tag_safe, uri, ErrorCode, JsString};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;

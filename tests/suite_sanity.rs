@@ -2,8 +2,10 @@
 //! match, vector files are well-formed and canonical, and no two vectors ask
 //! the same question.
 
+use dsh_session_reference::harness::runner::vectors::{required_capabilities, Expect, Suite};
+use dsh_session_reference::harness::spec;
 use dsh_session_reference::js::json;
-use dsh_session_reference::runner::vectors::Suite;
+use dsh_session_reference::js::json::Json;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -15,7 +17,8 @@ fn suite() -> Suite {
     Suite::load(&root().join("conformance/vectors")).unwrap_or_else(|error| panic!("{error}"))
 }
 
-/// Every `r[id]` line of `spec/*.md`, with the file it is in.
+/// Every `r[id]` line of `spec/*.md`, with the file it is in, read from the
+/// source tree by the harness's own rule parser.
 fn spec_rules() -> BTreeMap<String, PathBuf> {
     let mut rules = BTreeMap::new();
     let mut entries: Vec<PathBuf> = std::fs::read_dir(root().join("spec"))
@@ -26,17 +29,44 @@ fn spec_rules() -> BTreeMap<String, PathBuf> {
     entries.sort();
     for path in entries {
         let text = std::fs::read_to_string(&path).expect("readable");
-        for line in text.lines() {
-            if let Some(id) = line
-                .strip_prefix("r[")
-                .and_then(|rest| rest.strip_suffix(']'))
-            {
-                let previous = rules.insert(id.to_owned(), path.clone());
-                assert!(previous.is_none(), "rule {id} is defined twice");
-            }
+        for rule in spec::parse(&path.display().to_string(), &text) {
+            assert!(!rule.text.is_empty(), "rule {} has no text", rule.id);
+            let previous = rules.insert(rule.id.clone(), path.clone());
+            assert!(previous.is_none(), "rule {} is defined twice", rule.id);
         }
     }
     rules
+}
+
+/// The embedded specification is the one in the source tree.
+#[test]
+fn embedded_spec_matches_the_source_tree() {
+    let embedded: Vec<&String> = spec::rules().keys().collect();
+    let on_disk = spec_rules();
+    let on_disk: Vec<&String> = on_disk.keys().collect();
+    assert_eq!(embedded, on_disk);
+}
+
+/// Every vector requires exactly the capabilities its content needs: a lone
+/// surrogate in its input or expected outcome means `lone-surrogates`, and
+/// nothing else requires anything (spec `protocol.capabilities`).
+#[test]
+fn requires_is_derived_from_each_vectors_content() {
+    let mut tagged = 0;
+    for (_, vector) in suite().vectors() {
+        let expect = match &vector.expect {
+            Expect::Output(output) => output.clone(),
+            Expect::Error(_) => Json::Null,
+        };
+        let needed = required_capabilities(&vector.input, &expect);
+        assert_eq!(
+            vector.requires, needed,
+            "{}: requires {:?}, its content needs {:?} (run regen)",
+            vector.id, vector.requires, needed
+        );
+        tagged += usize::from(!needed.is_empty());
+    }
+    assert!(tagged > 40, "only {tagged} vectors hold a lone surrogate");
 }
 
 /// Every rule is cited by a vector and every cited rule exists; prints the
@@ -78,7 +108,7 @@ fn spec_coverage() {
 /// The text of every test file and runner source file.
 fn runner_rule_citations() -> Vec<String> {
     let mut texts = Vec::new();
-    for dir in ["tests", "src/runner"] {
+    for dir in ["tests", "src/harness/runner"] {
         for entry in std::fs::read_dir(root().join(dir)).expect("directory exists") {
             let path = entry.expect("readable").path();
             if path.extension().is_some_and(|ext| ext == "rs") {

@@ -3,6 +3,7 @@
 
     pip install jsonschema        # 4.18 or newer
     python3 conformance/schema/check.py [VECTORS_DIR]
+    python3 conformance/schema/check.py --report REPORT.json...
 
 Checks, in order:
   1. vectors.schema.json and protocol-v1.schema.json against the JSON Schema
@@ -14,6 +15,10 @@ Checks, in order:
      expected outcome as a response ({"id": "1", "output": OUTPUT} or
      {"id": "1", "error": {"code": CODE, "message": ""}}) against its
      response, and an expected output against the op's output shape.
+
+With --report, validates JSON reports of `conformance --format json`
+against report.schema.json instead, and checks that every failed result
+carries its input, both outcomes, the difference and stderr.
 
 Prints one line per problem (file, vector id, JSON path, message) and a
 summary; exits 1 on any problem, 2 when the schemas themselves are unusable.
@@ -82,8 +87,36 @@ def reject_constant(name):
     raise ValueError(f"{name} is not JSON")
 
 
+def check_reports(paths):
+    schema = json.loads((HERE / "report.schema.json").read_text("utf-8"))
+    try:
+        Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as error:
+        print(f"FAIL report.schema.json: not a valid JSON Schema 2020-12: {error.message}")
+        return 2
+    validator = Validator(schema)
+    failures, failed_results = [], 0
+    for path in paths:
+        try:
+            report = json.loads(Path(path).read_text("utf-8"), parse_constant=reject_constant)
+        except (ValueError, UnicodeDecodeError) as error:
+            failures.append((path, "$", f"not JSON: {error}"))
+            continue
+        failures += [(path, where, message) for where, message in problems(validator, report, "$")]
+        failed_results += sum(1 for r in report.get("results", []) if r.get("status") == "failed")
+    for where, path, message in failures:
+        print(f"FAIL {where}: {path}: {message}")
+    if failures:
+        print(f"report schema: {len(failures)} problems in {len(paths)} reports")
+        return 1
+    print(f"report schema: {len(paths)} reports valid, {failed_results} failed results with every field")
+    return 0
+
+
 def main():
     sys.stdout.reconfigure(errors="backslashreplace")
+    if sys.argv[1:2] == ["--report"]:
+        return check_reports(sys.argv[2:])
     vectors_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else VECTORS
     vectors_schema = json.loads((HERE / "vectors.schema.json").read_text("utf-8"))
     protocol_schema = json.loads((HERE / "protocol-v1.schema.json").read_text("utf-8"))

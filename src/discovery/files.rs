@@ -52,6 +52,8 @@ use crate::protocol::wire::Outcome;
 
 /// A file or a directory (spec `files.candidate`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum FileKind {
     /// A regular file.
     File,
@@ -72,6 +74,8 @@ impl FileKind {
 /// `FileReferenceCandidate`: a path relative to the working directory (or as
 /// typed, for a directory listing) and its kind (spec `files.candidate`).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
 pub struct FileReferenceCandidate {
     /// The user-facing path.
     pub path: JsString,

@@ -15,6 +15,8 @@ use std::collections::BinaryHeap;
 
 /// One listed session.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
 pub struct SessionRecord {
     /// The session id.
     pub id: JsString,
@@ -91,6 +93,17 @@ impl Candidate<'_> {
             members.push((JsString::from("mention"), Json::String(text)));
         }
         Json::Object(members)
+    }
+}
+
+/// A candidate serializes as the newest generation's candidate object
+/// (`sessionId`, `label`, `displayTitle`, `cwd`, `sameWorkspace`,
+/// `createdAt`), the form hosts show.
+#[cfg(feature = "serde")]
+impl serde::Serialize for Candidate<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_json(Generation::Newest, false)
+            .serialize(serializer)
     }
 }
 

@@ -39,6 +39,19 @@ pub enum Json {
 }
 
 impl Json {
+    /// Whether any string or member name in the value holds a lone
+    /// surrogate (spec `protocol.capabilities`).
+    pub fn has_lone_surrogate(&self) -> bool {
+        match self {
+            Json::String(text) => super::first_lone_surrogate(text.units()).is_some(),
+            Json::Array(items) => items.iter().any(Json::has_lone_surrogate),
+            Json::Object(members) => members.iter().any(|(key, value)| {
+                super::first_lone_surrogate(key.units()).is_some() || value.has_lone_surrogate()
+            }),
+            Json::Null | Json::Bool(_) | Json::Number(_) => false,
+        }
+    }
+
     /// A string value from Rust text.
     pub fn str(text: &str) -> Self {
         Json::String(JsString::from(text))

@@ -7,6 +7,8 @@
 
 pub mod case;
 pub mod json;
+#[cfg(feature = "serde")]
+mod serde;
 
 use std::fmt;
 
@@ -78,6 +80,21 @@ pub fn code_point_len(units: &[u16], index: usize) -> usize {
         (Some(high), Some(low)) if is_high_surrogate(*high) && is_low_surrogate(*low) => 2,
         _ => 1,
     }
+}
+
+/// The index of the first lone surrogate in `units` (a surrogate that is
+/// not half of a pair), or `None` when the string is well-formed UTF-16 and
+/// so representable as Rust text.
+pub fn first_lone_surrogate(units: &[u16]) -> Option<usize> {
+    let mut index = 0;
+    while index < units.len() {
+        let width = code_point_len(units, index);
+        if width == 1 && (0xD800..=0xDFFF).contains(&units[index]) {
+            return Some(index);
+        }
+        index += width;
+    }
+    None
 }
 
 /// U+D800..U+DBFF.

@@ -1,6 +1,7 @@
 //! Answers protocol requests with the reference implementation
 //! (spec `protocol.ops`).
 
+use super::kit;
 use super::wire::{Outcome, UNSUPPORTED};
 use crate::config::{positive_safe_integer, Capacity, Config, Generation, ModelCatalog};
 use crate::discovery::sessions::{CandidateIndex, SessionRecord};
@@ -17,7 +18,12 @@ use crate::{mention, pre_step, tag_safe, uri};
 /// The name the reference gives in `describe`.
 pub const NAME: &str = "dsh-session-reference";
 
-/// The output of `describe` for `generation`: `{name, version, features}`.
+/// The capabilities the reference declares (spec `protocol.capabilities`):
+/// its strings are JavaScript strings, lone surrogates included.
+pub const CAPABILITIES: &[&str] = &["lone-surrogates"];
+
+/// The output of `describe` for `generation`: `{name, version, features,
+/// capabilities}`.
 pub fn describe(generation: Generation) -> Json {
     let name = match generation {
         Generation::Newest => NAME.to_owned(),
@@ -29,6 +35,10 @@ pub fn describe(generation: Generation) -> Json {
         (
             "features",
             Json::Array(generation.features().iter().map(|f| Json::str(f)).collect()),
+        ),
+        (
+            "capabilities",
+            Json::Array(CAPABILITIES.iter().map(|c| Json::str(c)).collect()),
         ),
     ])
 }
@@ -65,10 +75,7 @@ pub fn handle_in(generation: Generation, op: &str, input: &Json) -> Outcome {
 type Answer = Result<Json, Outcome>;
 
 fn string_field<'a>(input: &'a Json, name: &str) -> Result<&'a JsString, Outcome> {
-    input
-        .get(name)
-        .and_then(Json::as_js_str)
-        .ok_or_else(|| Outcome::internal(format!("input.{name} must be a string")))
+    Ok(kit::string_field(input, name)?)
 }
 
 fn uri_encode(input: &Json) -> Answer {

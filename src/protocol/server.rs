@@ -1,5 +1,6 @@
-//! The adapter loop: the reference speaking the protocol on stdin/stdout
-//! (spec `protocol.framing`).
+//! The adapter loop: one request a line in, one answer a line out (spec
+//! `protocol.framing`). [`serve`] runs it with the reference; the
+//! [`kit`](super::kit) runs it with a port's own ops.
 
 use super::dispatch;
 use super::wire::{Outcome, Request, Response};
@@ -7,12 +8,22 @@ use crate::config::Generation;
 use std::io::{self, BufRead, Write};
 
 /// Answers requests line by line, as `generation` behaves, until `input`
-/// closes. Every response is flushed as soon as it is written, so a runner
-/// never waits on a buffer.
-pub fn serve(
-    generation: Generation,
+/// closes.
+pub fn serve(generation: Generation, input: impl BufRead, output: impl Write) -> io::Result<()> {
+    serve_with(input, output, |op, request_input| {
+        dispatch::handle_in(generation, op, request_input)
+    })
+}
+
+/// Answers each request line of `input` with `answer(op, input)` on
+/// `output` until `input` closes. Requests are read with exact JavaScript
+/// strings (lone surrogates kept), blank lines are skipped, a line that is
+/// not a request is answered `INTERNAL` with `id: null`, and every answer is
+/// flushed as soon as it is written, so a runner never waits on a buffer.
+pub fn serve_with(
     input: impl BufRead,
     mut output: impl Write,
+    mut answer: impl FnMut(&str, &crate::Json) -> Outcome,
 ) -> io::Result<()> {
     for line in input.split(b'\n') {
         let line = line?;
@@ -25,8 +36,8 @@ pub fn serve(
             .and_then(Request::from_line)
         {
             Ok(request) => Response {
+                outcome: answer(&request.op, &request.input),
                 id: Some(request.id),
-                outcome: dispatch::handle_in(generation, &request.op, &request.input),
             },
             Err(problem) => Response {
                 id: None,

@@ -77,7 +77,14 @@ def string_input(request_input, name):
 
 
 OPS = {
-    "describe": lambda _: {"name": "python-minimal", "version": "0.1.0", "features": ["uri"]},
+    # Python's json module keeps lone surrogates in str, so this adapter has
+    # the capability (spec protocol.capabilities).
+    "describe": lambda _: {
+        "name": "python-minimal",
+        "version": "0.1.0",
+        "features": ["uri"],
+        "capabilities": ["lone-surrogates"],
+    },
     "uri/encode": lambda request_input: encode(string_input(request_input, "sessionId")),
     "uri/decode": lambda request_input: decode(string_input(request_input, "uri")),
 }

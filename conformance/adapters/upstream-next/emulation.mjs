@@ -406,6 +406,7 @@ export const v2Ops = {
     name: "upstream-next-emulation",
     version: "0.1.0-rc.8+facts",
     features: ["retain", "surface-v2", "prepare-v2", "pre-step-v2", "config-v2", "candidates-v2"],
+    capabilities: ["lone-surrogates"],
   }),
   "candidates/list": (input) => listCandidatesV2(input, input.limit),
   "candidates/remote": (input) => remoteCandidatesV2(input),

@@ -218,6 +218,8 @@ export const v1Ops = {
     name: PACKAGE,
     version: packageJson.version,
     features: ["uri", "mention", "json", "retain", "prepare-v1", "pre-step-v1", "config-v1", "files", "candidates-v1"],
+    // JavaScript strings hold lone surrogates (protocol.capabilities).
+    capabilities: ["lone-surrogates"],
   }),
   // rc.8 discovery: listCandidates / remoteExportCandidates.
   ...candidateOps,

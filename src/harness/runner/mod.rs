@@ -3,14 +3,17 @@
 //! reports the run ([`report`]).
 
 pub mod adapter;
+pub mod baseline;
 pub mod diff;
 pub mod differential;
 pub mod report;
 pub mod vectors;
 
 use crate::config::Generation;
+use crate::js::json;
+use crate::js::JsString;
 use crate::protocol::wire::{Outcome, UNSUPPORTED};
-use adapter::Implementation;
+use adapter::{Description, Implementation};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use vectors::{Expect, Suite, Vector};
@@ -22,10 +25,13 @@ pub use diff::first_difference;
 pub enum Status {
     /// The outcome equals the expectation.
     Passed,
-    /// It did not; the text explains how.
-    Failed(String),
+    /// It did not: what was expected, what came, and why they differ.
+    Failed(Box<FailureDetail>),
     /// Not run: the implementation declares none of the vector's features.
     SkippedFeature,
+    /// Not run: the implementation lacks a capability the vector requires
+    /// (spec `protocol.capabilities`).
+    SkippedCapability,
     /// Not run: none of the vector's features was selected (`--features`).
     SkippedNotSelected,
     /// Run, but the implementation answered `UNSUPPORTED`.
@@ -40,9 +46,67 @@ impl Status {
         match self {
             Status::Passed | Status::Failed(_) => None,
             Status::SkippedFeature => Some("feature not declared"),
+            Status::SkippedCapability => Some("capability not declared"),
             Status::SkippedNotSelected => Some("feature not selected"),
             Status::SkippedUnsupported => Some("answered UNSUPPORTED"),
             Status::SkippedFilter => Some("not matched by the filter"),
+        }
+    }
+
+    /// `actual` failing `expected`, before stderr or a profile is known.
+    fn failed(expected: &Expect, actual: Result<Outcome, String>) -> Status {
+        Status::Failed(Box::new(FailureDetail {
+            expected: expected.clone(),
+            actual,
+            profile: None,
+            stderr: String::new(),
+        }))
+    }
+}
+
+/// What a failed vector expected and got (spec `runner.reports`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FailureDetail {
+    /// The vector's expectation.
+    pub expected: Expect,
+    /// The implementation's outcome, or the protocol failure (crash, hang,
+    /// garbage, wrong id) that took its place.
+    pub actual: Result<Outcome, String>,
+    /// The reference profile that failed, when the reference ran itself.
+    pub profile: Option<&'static str>,
+    /// What the implementation wrote to stderr while answering, bounded.
+    pub stderr: String,
+}
+
+impl FailureDetail {
+    /// Where the outputs first differ, when both sides are outputs.
+    pub fn difference(&self) -> Option<diff::Difference> {
+        match (&self.expected, &self.actual) {
+            (Expect::Output(expected), Ok(Outcome::Output(actual))) => {
+                first_difference(expected, actual)
+            }
+            _ => None,
+        }
+    }
+
+    /// The explanation a person reads: both sides on one line each, every
+    /// non-ASCII and invisible code unit escaped (error messages too), and
+    /// the first difference.
+    pub fn explanation(&self) -> String {
+        let text = match (&self.expected, &self.actual) {
+            (_, Err(problem)) => format!("protocol failure: {problem}"),
+            (Expect::Output(expected), Ok(Outcome::Output(actual))) => {
+                diff::explain(expected, actual)
+            }
+            (expected, Ok(actual)) => format!(
+                "expected: {}\n  actual:   {}",
+                show_expect(expected),
+                show_outcome(actual)
+            ),
+        };
+        match self.profile {
+            Some(profile) => format!("[{profile} profile] {text}"),
+            None => text,
         }
     }
 }
@@ -60,6 +124,8 @@ pub struct VectorResult {
     pub rules: Vec<String>,
     /// The features it runs under.
     pub features: Vec<String>,
+    /// The capabilities it requires.
+    pub requires: Vec<String>,
     /// What happened.
     pub status: Status,
     /// How long the implementation took to answer (zero when not run).
@@ -101,6 +167,16 @@ impl Report {
             .count()
     }
 
+    /// The failed vectors with their details, in suite order.
+    pub fn failures(&self) -> impl Iterator<Item = (&VectorResult, &FailureDetail)> {
+        self.results
+            .iter()
+            .filter_map(|result| match &result.status {
+                Status::Failed(detail) => Some((result, detail.as_ref())),
+                _ => None,
+            })
+    }
+
     /// `N passed, N failed, N skipped`.
     pub fn summary(&self) -> String {
         format!(
@@ -133,9 +209,15 @@ impl Selection {
             .is_none_or(|features| features.iter().any(|f| f == feature))
     }
 
-    /// Whether `vector` runs on an implementation declaring `declared`, or
-    /// why it is skipped (spec `protocol.features`).
-    fn gate(&self, vector: &Vector, declared: &dyn Fn(&str) -> bool) -> Result<(), Status> {
+    /// Whether `vector` runs on an implementation that declares a feature
+    /// when `declared` says so and has `capabilities`, or why it is skipped
+    /// (spec `protocol.features`, `protocol.capabilities`).
+    fn gate(
+        &self,
+        vector: &Vector,
+        declared: &dyn Fn(&str) -> bool,
+        capabilities: &[String],
+    ) -> Result<(), Status> {
         if !self.matches_id(&vector.id) {
             return Err(Status::SkippedFilter);
         }
@@ -147,11 +229,13 @@ impl Selection {
         if selected.peek().is_none() {
             return Err(Status::SkippedNotSelected);
         }
-        if selected.any(|f| declared(f)) {
-            Ok(())
-        } else {
-            Err(Status::SkippedFeature)
+        if !selected.any(|f| declared(f)) {
+            return Err(Status::SkippedFeature);
         }
+        if !vector.requires.iter().all(|c| capabilities.contains(c)) {
+            return Err(Status::SkippedCapability);
+        }
+        Ok(())
     }
 }
 
@@ -177,21 +261,24 @@ pub fn matches_filter(pattern: &str, id: &str) -> bool {
 }
 
 /// Runs every vector of `suite` that `selection` picks on
-/// `implementation`, whose declared `features` gate the vectors.
+/// `implementation`, whose `description` (declared features and
+/// capabilities) gates the vectors.
 pub fn run(
     suite: &Suite,
     implementation: &mut dyn Implementation,
-    features: &[String],
+    description: &Description,
     selection: &Selection,
     on_result: impl FnMut(&Vector, &VectorResult),
 ) -> Report {
-    let declared = |feature: &str| features.iter().any(|f| f == feature);
+    let declared = |feature: &str| description.features.iter().any(|f| f == feature);
     run_with(suite, on_result, |vector| {
-        selection.gate(vector, &declared)?;
-        Ok(check(
-            vector,
-            implementation.call(&vector.op, &vector.input),
-        ))
+        selection.gate(vector, &declared, &description.capabilities)?;
+        let answer = implementation.call(&vector.op, &vector.input);
+        let mut status = check(vector, answer);
+        if let Status::Failed(detail) = &mut status {
+            detail.stderr = implementation.take_stderr();
+        }
+        Ok(status)
     })
 }
 
@@ -202,12 +289,17 @@ pub fn run_reference(
     selection: &Selection,
     on_result: impl FnMut(&Vector, &VectorResult),
 ) -> Report {
+    let capabilities = adapter::reference_capabilities();
     run_with(suite, on_result, |vector| {
-        selection.gate(vector, &|feature| {
-            Generation::ALL
-                .iter()
-                .any(|generation| generation.features().contains(&feature))
-        })?;
+        selection.gate(
+            vector,
+            &|feature| {
+                Generation::ALL
+                    .iter()
+                    .any(|generation| generation.features().contains(&feature))
+            },
+            &capabilities,
+        )?;
         Ok(check_reference_selected(vector, selection))
     })
 }
@@ -232,6 +324,7 @@ fn run_with(
             op: vector.op.clone(),
             rules: vector.rules.clone(),
             features: vector.features.clone(),
+            requires: vector.requires.clone(),
             status,
             duration,
         };
@@ -262,8 +355,9 @@ fn check_reference_selected(vector: &Vector, selection: &Selection) -> Status {
             vector,
             adapter::BuiltIn(generation).call(&vector.op, &vector.input),
         ) {
-            Status::Failed(detail) => {
-                return Status::Failed(format!("[{} profile] {detail}", generation.name()))
+            Status::Failed(mut detail) => {
+                detail.profile = Some(generation.name());
+                return Status::Failed(detail);
             }
             Status::Passed if status == Status::SkippedFeature => status = Status::Passed,
             Status::Passed => {}
@@ -275,26 +369,20 @@ fn check_reference_selected(vector: &Vector, selection: &Selection) -> Status {
 
 /// Compares one answer with a vector's expectation.
 pub fn check(vector: &Vector, answer: Result<Outcome, String>) -> Status {
-    let outcome = match answer {
-        Ok(outcome) => outcome,
-        Err(problem) => return Status::Failed(format!("protocol failure: {problem}")),
+    let passed = match (&vector.expect, &answer) {
+        (_, Ok(Outcome::Error { code, .. })) if code == UNSUPPORTED => {
+            return Status::SkippedUnsupported
+        }
+        (Expect::Output(expected), Ok(Outcome::Output(actual))) => {
+            first_difference(expected, actual).is_none()
+        }
+        (Expect::Error(expected), Ok(Outcome::Error { code, .. })) => expected == code,
+        _ => false,
     };
-    match (&vector.expect, &outcome) {
-        (_, Outcome::Error { code, .. }) if code == UNSUPPORTED => Status::SkippedUnsupported,
-        (Expect::Output(expected), Outcome::Output(actual)) => {
-            match first_difference(expected, actual) {
-                None => Status::Passed,
-                Some(_) => Status::Failed(diff::explain(expected, actual)),
-            }
-        }
-        (Expect::Error(expected), Outcome::Error { code, .. }) if expected == code => {
-            Status::Passed
-        }
-        (expected, actual) => Status::Failed(format!(
-            "expected: {}\n  actual:   {}",
-            show_expect(expected),
-            show_outcome(actual)
-        )),
+    if passed {
+        Status::Passed
+    } else {
+        Status::failed(&vector.expect, answer)
     }
 }
 
@@ -305,10 +393,17 @@ fn show_expect(expect: &Expect) -> String {
     }
 }
 
+/// An outcome on one line; an error's message is escaped like a value, so
+/// that invisible or non-ASCII characters in it are seen.
 fn show_outcome(outcome: &Outcome) -> String {
     match outcome {
         Outcome::Output(output) => format!("output {}", diff::show(output)),
-        Outcome::Error { code, message } => format!("error {code} ({message})"),
+        Outcome::Error { code, message } => {
+            format!(
+                "error {code} ({})",
+                json::quote_ascii(JsString::from(message.as_str()).units())
+            )
+        }
     }
 }
 
@@ -325,8 +420,18 @@ mod tests {
             description: "example".to_owned(),
             op: "uri/encode".to_owned(),
             features: vec!["uri".to_owned()],
+            requires: Vec::new(),
             input: Json::object([("sessionId", Json::str("abc"))]),
             expect,
+        }
+    }
+
+    fn described(features: &[&str]) -> Description {
+        Description {
+            name: "test".to_owned(),
+            version: "0".to_owned(),
+            features: features.iter().map(|f| (*f).to_owned()).collect(),
+            capabilities: Vec::new(),
         }
     }
 
@@ -350,6 +455,7 @@ mod tests {
         let Status::Failed(detail) = status else {
             panic!("reordered members passed");
         };
+        let detail = detail.explanation();
         assert!(
             detail.contains("member 0 is \"a\" expected, \"b\" found"),
             "{detail}"
@@ -366,6 +472,7 @@ mod tests {
         ) else {
             panic!("U+FFFD passed for a lone surrogate");
         };
+        let detail = detail.explanation();
         assert!(
             detail.contains("\"a\\ud800\"") && detail.contains("code unit 1"),
             "{detail}"
@@ -402,16 +509,14 @@ mod tests {
     #[test]
     fn undeclared_features_and_filters_skip() {
         // runner.selection
-        let suite = Suite {
-            files: vec![vectors::VectorFile::for_tests(vec![vector(
-                Expect::Output(Json::str("dsh-session:ImFiYyI")),
-            )])],
-        };
+        let suite = Suite::for_tests(vec![vector(Expect::Output(Json::str(
+            "dsh-session:ImFiYyI",
+        )))]);
         let mut reference = adapter::BuiltIn(Generation::Newest);
         let none = run(
             &suite,
             &mut reference,
-            &["mention".to_owned()],
+            &described(&["mention"]),
             &Selection::default(),
             |_, _| {},
         );
@@ -419,7 +524,7 @@ mod tests {
         let unselected = run(
             &suite,
             &mut reference,
-            &["uri".to_owned()],
+            &described(&["uri"]),
             &Selection {
                 filters: Vec::new(),
                 features: Some(vec!["mention".to_owned()]),
@@ -430,7 +535,7 @@ mod tests {
         let filtered = run(
             &suite,
             &mut reference,
-            &["uri".to_owned()],
+            &described(&["uri"]),
             &Selection {
                 filters: vec!["mention".to_owned()],
                 features: None,
@@ -441,7 +546,7 @@ mod tests {
         let ran = run(
             &suite,
             &mut reference,
-            &["uri".to_owned()],
+            &described(&["uri"]),
             &Selection::default(),
             |_, _| {},
         );

@@ -7,9 +7,10 @@ use crate::js::JsString;
 use crate::protocol::dispatch;
 use crate::protocol::wire::{Outcome, Request, Response};
 use std::fmt;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -19,8 +20,20 @@ const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// The protocol version this runner speaks (spec `protocol.version`).
 pub const PROTOCOL_VERSION: u8 = 1;
 
+/// At most this much of what an implementation writes to stderr is kept
+/// per vector; the rest is counted.
+const STDERR_LIMIT: usize = 8 * 1024;
+
+/// The capabilities the reference declares, in every generation.
+pub fn reference_capabilities() -> Vec<String> {
+    dispatch::CAPABILITIES
+        .iter()
+        .map(|c| (*c).to_owned())
+        .collect()
+}
+
 /// What `describe` answered.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Description {
     /// The implementation's name.
     pub name: String,
@@ -28,6 +41,8 @@ pub struct Description {
     pub version: String,
     /// The features it declares.
     pub features: Vec<String>,
+    /// The capabilities it declares (spec `protocol.capabilities`).
+    pub capabilities: Vec<String>,
 }
 
 impl fmt::Display for Description {
@@ -36,27 +51,20 @@ impl fmt::Display for Description {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} {} (features: {})",
+            "{} {} (features: {}; capabilities: {})",
             self.name,
             self.version,
-            self.features.join(", ")
+            self.features.join(", "),
+            if self.capabilities.is_empty() {
+                "none".to_owned()
+            } else {
+                self.capabilities.join(", ")
+            }
         )
     }
 }
 
 impl Description {
-    /// The `describe` output this was read from, in its JSON form.
-    pub fn to_json(&self) -> Json {
-        Json::object([
-            ("name", Json::str(&self.name)),
-            ("version", Json::str(&self.version)),
-            (
-                "features",
-                Json::Array(self.features.iter().map(|f| Json::str(f)).collect()),
-            ),
-        ])
-    }
-
     fn from_output(output: &Json) -> Result<Description, String> {
         let text = |name: &str| {
             output
@@ -64,13 +72,20 @@ impl Description {
                 .and_then(Json::as_string)
                 .ok_or(format!("describe output has no string \"{name}\""))
         };
-        let features = output
-            .get("features")
-            .and_then(Json::as_array)
-            .ok_or("describe output has no array \"features\"")?
-            .iter()
-            .map(|feature| feature.as_string().ok_or("features must be strings"))
-            .collect::<Result<_, _>>()?;
+        let list = |name: &str, value: &Json| -> Result<Vec<String>, String> {
+            value
+                .as_array()
+                .ok_or(format!("describe output has no array \"{name}\""))?
+                .iter()
+                .map(|item| item.as_string().ok_or(format!("{name} must be strings")))
+                .collect()
+        };
+        let features = list("features", output.get("features").unwrap_or(&Json::Null))?;
+        // protocol.capabilities: absent means none.
+        let capabilities = match output.get("capabilities") {
+            None => Vec::new(),
+            Some(value) => list("capabilities", value)?,
+        };
         // protocol.version: absent means version 1; another version is
         // not this runner's to test.
         match output.get("protocol") {
@@ -87,6 +102,7 @@ impl Description {
             name: text("name")?,
             version: text("version")?,
             features,
+            capabilities,
         })
     }
 }
@@ -98,6 +114,11 @@ pub trait Implementation {
     /// Runs one op. `Err` is a protocol failure (crash, hang, garbage, wrong
     /// id), not a contract error: those are [`Outcome::Error`].
     fn call(&mut self, op: &str, input: &Json) -> Result<Outcome, String>;
+    /// What the implementation wrote to stderr during the last call
+    /// (bounded); empty for one that has no stderr.
+    fn take_stderr(&mut self) -> String {
+        String::new()
+    }
 }
 
 /// The reference implementation in one generation, called in process.
@@ -122,6 +143,8 @@ pub struct External {
     timeout: Duration,
     running: Option<Running>,
     next_id: u64,
+    /// Stderr of a process that failed and was dropped.
+    last_stderr: String,
 }
 
 struct Running {
@@ -130,6 +153,36 @@ struct Running {
     /// Set after a protocol failure: kill at once, no grace period.
     failed: bool,
     lines: Receiver<std::io::Result<Vec<u8>>>,
+    stderr: Arc<Mutex<StderrLog>>,
+}
+
+/// What an implementation wrote to stderr since the last request: the first
+/// [`STDERR_LIMIT`] bytes, and how many more there were.
+#[derive(Default)]
+struct StderrLog {
+    kept: Vec<u8>,
+    dropped: usize,
+    closed: bool,
+}
+
+impl StderrLog {
+    fn push(&mut self, chunk: &[u8]) {
+        let room = STDERR_LIMIT
+            .saturating_sub(self.kept.len())
+            .min(chunk.len());
+        self.kept.extend_from_slice(&chunk[..room]);
+        self.dropped += chunk.len() - room;
+    }
+
+    fn take(&mut self) -> String {
+        let mut text = String::from_utf8_lossy(&self.kept).into_owned();
+        if self.dropped > 0 {
+            text.push_str(&format!("\n… ({} more bytes)", self.dropped));
+        }
+        self.kept.clear();
+        self.dropped = 0;
+        text
+    }
 }
 
 impl Drop for Running {
@@ -167,6 +220,7 @@ impl External {
             timeout,
             running: None,
             next_id: 0,
+            last_stderr: String::new(),
         }
     }
 
@@ -177,7 +231,7 @@ impl External {
             .arg(&self.command)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(Stdio::piped());
         // Its own process group, killed as a whole (see `Drop for Running`).
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
@@ -186,6 +240,25 @@ impl External {
             .map_err(|error| format!("cannot start {:?}: {error}", self.command))?;
         let stdin = child.stdin.take().ok_or("child has no stdin")?;
         let stdout = child.stdout.take().ok_or("child has no stdout")?;
+        let mut child_stderr = child.stderr.take().ok_or("child has no stderr")?;
+        let stderr = Arc::new(Mutex::new(StderrLog::default()));
+        let log = Arc::clone(&stderr);
+        // Stderr is passed through, as an inherited stream would be, and
+        // kept per request for the report (spec `runner.reports`).
+        thread::spawn(move || {
+            let mut chunk = [0u8; 4096];
+            loop {
+                let read = child_stderr.read(&mut chunk).unwrap_or(0);
+                let Ok(mut log) = log.lock() else { break };
+                if read == 0 {
+                    log.closed = true;
+                    break;
+                }
+                log.push(&chunk[..read]);
+                drop(log);
+                let _ = std::io::stderr().write_all(&chunk[..read]);
+            }
+        });
         let (sender, lines) = mpsc::channel();
         // A reader thread, so that writing a request never deadlocks against
         // an unread answer and a hung process can be timed out.
@@ -205,6 +278,7 @@ impl External {
             stdin: Some(stdin),
             failed: false,
             lines,
+            stderr,
         });
         self.next_id = 0;
         Ok(())
@@ -232,6 +306,9 @@ impl External {
             input: input.clone(),
         };
         let running = self.running.as_mut().ok_or("implementation not running")?;
+        if let Ok(mut log) = running.stderr.lock() {
+            log.take();
+        }
         let stdin = running.stdin.as_mut().ok_or("implementation not running")?;
         if let Err(error) = writeln!(stdin, "{}", request.to_line()).and_then(|()| stdin.flush()) {
             return Err(match exit_status(&mut running.child) {
@@ -276,11 +353,30 @@ impl External {
         if result.is_err() {
             if let Some(running) = self.running.as_mut() {
                 running.failed = true;
+                // What a crashing implementation said last (a panic
+                // message) is kept for the report before the process goes.
+                self.last_stderr = take_stderr_of(running);
             }
             self.running = None;
         }
         result
     }
+}
+
+/// Takes what `running` wrote to stderr for the last request. Stderr and
+/// stdout are separate pipes, so lines written just before the answer may
+/// still be in flight: a short wait lets them arrive, unless stderr is
+/// already closed (the process is gone and everything was read).
+fn take_stderr_of(running: &mut Running) -> String {
+    let closed = running.stderr.lock().map(|log| log.closed).unwrap_or(true);
+    if !closed {
+        thread::sleep(Duration::from_millis(5));
+    }
+    running
+        .stderr
+        .lock()
+        .map(|mut log| log.take())
+        .unwrap_or_default()
 }
 
 /// The exit status of a child whose output closed or whose input broke,
@@ -306,7 +402,15 @@ impl Implementation for External {
     }
 
     fn call(&mut self, op: &str, input: &Json) -> Result<Outcome, String> {
+        self.last_stderr.clear();
         self.call_or_restart(op, input)
+    }
+
+    fn take_stderr(&mut self) -> String {
+        match self.running.as_mut() {
+            Some(running) => take_stderr_of(running),
+            None => std::mem::take(&mut self.last_stderr),
+        }
     }
 }
 

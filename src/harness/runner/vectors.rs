@@ -2,11 +2,14 @@
 //!
 //! A file is `{"description": STRING, "vectors": [VECTOR…]}`; a vector is an
 //! object with exactly the fields `id`, `rules`, `description`, `op`,
-//! `features`, `input`, `expect`, and optionally `comment`. `expect` is
-//! `{"output": ANY}` or `{"error": CODE}`. Unknown fields are errors.
+//! `features`, `input`, `expect`, and optionally `requires` and `comment`.
+//! `expect` is `{"output": ANY}` or `{"error": CODE}`. Unknown fields are
+//! errors.
 
+use crate::harness::embedded::VECTOR_FILES as EMBEDDED_VECTORS;
 use crate::js::json::{self, Json};
 use crate::js::JsString;
+use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -17,6 +20,7 @@ const VECTOR_FIELDS: &[&str] = &[
     "description",
     "op",
     "features",
+    "requires",
     "input",
     "expect",
     "comment",
@@ -54,6 +58,9 @@ pub struct Vector {
     pub op: String,
     /// Runs on implementations that declare at least one of these.
     pub features: Vec<String>,
+    /// Capabilities an implementation must declare, all of them, for the
+    /// vector to run (spec `protocol.capabilities`); usually empty.
+    pub requires: Vec<String>,
     /// The op's input, exactly as written.
     pub input: Json,
     /// The expected outcome.
@@ -96,14 +103,57 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-/// All vector files under a directory.
+/// All vector files of a suite, and the suite's version.
 #[derive(Clone, Debug)]
 pub struct Suite {
     /// The files: the `wire` group first, then by path.
     pub files: Vec<VectorFile>,
+    /// Which vectors these are (spec `runner.suite-version`).
+    pub version: SuiteVersion,
 }
 
+/// Names a set of vectors so that two runs can tell whether they ran the
+/// same suite: the crate that carries it, how many vectors it has, and a
+/// SHA-256 over every file's path (relative to the vector folder) and bytes.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SuiteVersion {
+    /// The version of this crate.
+    #[serde(rename = "crateVersion")]
+    pub crate_version: String,
+    /// Vectors in the suite.
+    pub vectors: usize,
+    /// `sha256:` and the lowercase hex digest.
+    pub hash: String,
+    /// Where the vectors came from: `embedded`, or the folder given.
+    pub source: String,
+}
+
+impl std::fmt::Display for SuiteVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "dsh-session-reference {} suite, {} vectors, {} ({})",
+            self.crate_version,
+            self.vectors,
+            &self.hash[..self.hash.len().min(19)],
+            self.source
+        )
+    }
+}
+
+/// Where the embedded vector files are shown to come from.
+pub const EMBEDDED_ROOT: &str = "conformance/vectors";
+
 impl Suite {
+    /// The suite embedded in this binary at build time.
+    pub fn embedded() -> Result<Suite, LoadError> {
+        let sources = EMBEDDED_VECTORS
+            .iter()
+            .map(|(relative, text)| ((*relative).to_owned(), (*text).to_owned()))
+            .collect();
+        Suite::from_sources(Path::new(EMBEDDED_ROOT), sources, "embedded".to_owned())
+    }
+
     /// Loads every `*.json` file below `dir`. Ids must be unique across the
     /// suite.
     pub fn load(dir: &Path) -> Result<Suite, LoadError> {
@@ -113,19 +163,51 @@ impl Suite {
             entry: None,
             message: error.to_string(),
         })?;
+        let mut sources = Vec::new();
+        for path in paths {
+            let text = std::fs::read_to_string(&path).map_err(|error| LoadError {
+                path: path.clone(),
+                entry: None,
+                message: error.to_string(),
+            })?;
+            sources.push((relative_name(&path, dir), text));
+        }
+        Suite::from_sources(dir, sources, dir.display().to_string())
+    }
+
+    /// A suite of the files `sources` (path below `root`, text).
+    fn from_sources(
+        root: &Path,
+        mut sources: Vec<(String, String)>,
+        source: String,
+    ) -> Result<Suite, LoadError> {
+        sources.sort();
+        let mut hasher = Sha256::new();
+        for (relative, text) in &sources {
+            hasher.update(relative.as_bytes());
+            hasher.update([0]);
+            hasher.update(text.as_bytes());
+            hasher.update([0]);
+        }
+        let digest: String = hasher
+            .finalize()
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
         // The wire group runs first: a broken JSON layer shows up as a few
         // clear transport failures before anything else (spec
         // `conformance.wire-first`).
-        paths.sort_by_key(|path| {
+        sources.sort_by_key(|(relative, _)| {
             (
-                !path.components().any(|c| c.as_os_str() == "wire"),
-                path.clone(),
+                !relative.split('/').any(|part| part == "wire"),
+                relative.clone(),
             )
         });
         let mut files = Vec::new();
         let mut seen = HashSet::new();
-        for path in paths {
-            let file = VectorFile::load(&path)?;
+        for (relative, text) in sources {
+            let path = root.join(&relative);
+            let file = VectorFile::parse(&path, &text)?;
             for (index, vector) in file.vectors.iter().enumerate() {
                 if !seen.insert(vector.id.clone()) {
                     return Err(LoadError {
@@ -137,7 +219,13 @@ impl Suite {
             }
             files.push(file);
         }
-        Ok(Suite { files })
+        let version = SuiteVersion {
+            crate_version: env!("CARGO_PKG_VERSION").to_owned(),
+            vectors: seen.len(),
+            hash: format!("sha256:{digest}"),
+            source,
+        };
+        Ok(Suite { files, version })
     }
 
     /// Every vector with the file it came from.
@@ -146,6 +234,54 @@ impl Suite {
             .iter()
             .flat_map(|file| file.vectors.iter().map(move |vector| (file, vector)))
     }
+
+    /// A suite of one file holding `vectors`, for unit tests of the runner.
+    #[cfg(test)]
+    pub(crate) fn for_tests(vectors: Vec<Vector>) -> Suite {
+        Suite {
+            version: SuiteVersion {
+                crate_version: String::new(),
+                vectors: vectors.len(),
+                hash: String::new(),
+                source: "test".to_owned(),
+            },
+            files: vec![VectorFile {
+                path: PathBuf::from("test.json"),
+                description: String::new(),
+                vectors,
+                tree: Json::Null,
+            }],
+        }
+    }
+
+    /// The vector with this id.
+    pub fn find(&self, id: &str) -> Option<(&VectorFile, &Vector)> {
+        self.vectors().find(|(_, vector)| vector.id == id)
+    }
+}
+
+/// Writes the embedded vector files below `dir`, as they are in the source
+/// tree (`uri/decode.json`, …), for implementations that read them without
+/// this binary. Returns how many files were written.
+pub fn export_embedded(dir: &Path) -> std::io::Result<usize> {
+    for (relative, text) in EMBEDDED_VECTORS {
+        let path = dir.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, text)?;
+    }
+    Ok(EMBEDDED_VECTORS.len())
+}
+
+/// `path` below `dir`, with `/` separators.
+fn relative_name(path: &Path, dir: &Path) -> String {
+    path.strip_prefix(dir)
+        .unwrap_or(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 fn collect_json_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -161,15 +297,14 @@ fn collect_json_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()>
 }
 
 impl VectorFile {
-    /// Reads and checks one vector file.
-    pub fn load(path: &Path) -> Result<VectorFile, LoadError> {
+    /// Checks one vector file's `text`, read from `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<VectorFile, LoadError> {
         let error = |entry: Option<String>, message: String| LoadError {
             path: path.to_path_buf(),
             entry,
             message,
         };
-        let text = std::fs::read_to_string(path).map_err(|e| error(None, e.to_string()))?;
-        let tree = json::parse(&text).map_err(|e| error(None, format!("not JSON: {e}")))?;
+        let tree = json::parse(text).map_err(|e| error(None, format!("not JSON: {e}")))?;
         let members = tree
             .as_object()
             .ok_or_else(|| error(None, "a vector file is an object".to_owned()))?;
@@ -209,19 +344,10 @@ impl VectorFile {
         })
     }
 
-    /// A file holding `vectors`, for unit tests of the runner.
-    #[cfg(test)]
-    pub(crate) fn for_tests(vectors: Vec<Vector>) -> VectorFile {
-        VectorFile {
-            path: PathBuf::from("test.json"),
-            description: String::new(),
-            vectors,
-            tree: Json::Null,
-        }
-    }
-
     /// The file's text with the `expect` of each vector named in `updates`
-    /// replaced; everything else is kept as written.
+    /// replaced, and every vector's `requires` set to what its input and
+    /// expectation need ([`required_capabilities`]); everything else is kept
+    /// as written.
     pub fn rewritten(&self, updates: &dyn Fn(&str) -> Option<Expect>) -> String {
         let mut tree = self.tree.clone();
         if let Json::Object(members) = &mut tree {
@@ -235,14 +361,38 @@ impl VectorFile {
                             .get("id")
                             .and_then(Json::as_string)
                             .unwrap_or_default();
-                        if let (Some(expect), Json::Object(fields)) = (updates(&id), entry) {
+                        let Json::Object(fields) = entry else {
+                            continue;
+                        };
+                        if let Some(expect) = updates(&id) {
                             set_member(fields, "expect", expect.to_json());
                         }
+                        let entry = Json::Object(fields.clone());
+                        let requires = required_capabilities(
+                            entry.get("input").unwrap_or(&Json::Null),
+                            entry.get("expect").unwrap_or(&Json::Null),
+                        );
+                        set_requires(fields, &requires);
                     }
                 }
             }
         }
         json::to_pretty(&tree, 3)
+    }
+}
+
+/// The capability a vector needs when its input or expected outcome holds a
+/// lone surrogate (spec `protocol.capabilities`).
+pub const LONE_SURROGATES: &str = "lone-surrogates";
+
+/// The capabilities a vector with this input and expectation requires: an
+/// implementation whose strings cannot hold a lone surrogate can neither
+/// receive nor produce one.
+pub fn required_capabilities(input: &Json, expect: &Json) -> Vec<String> {
+    if input.has_lone_surrogate() || expect.has_lone_surrogate() {
+        vec![LONE_SURROGATES.to_owned()]
+    } else {
+        Vec::new()
     }
 }
 
@@ -252,6 +402,22 @@ fn set_member(fields: &mut Vec<(JsString, Json)>, name: &str, value: Json) {
         Some((_, slot)) => *slot = value,
         None => fields.push((key, value)),
     }
+}
+
+/// Sets `requires` right after `features` (removes it when empty).
+fn set_requires(fields: &mut Vec<(JsString, Json)>, requires: &[String]) {
+    let key = JsString::from("requires");
+    fields.retain(|(field, _)| *field != key);
+    if requires.is_empty() {
+        return;
+    }
+    let features = JsString::from("features");
+    let at = fields
+        .iter()
+        .position(|(field, _)| *field == features)
+        .map_or(fields.len(), |index| index + 1);
+    let value = Json::Array(requires.iter().map(|c| Json::str(c)).collect());
+    fields.insert(at, (key, value));
 }
 
 /// True for a stable vector id: dotted lowercase words, at least two.
@@ -333,6 +499,10 @@ impl Vector {
             description: text("description")?,
             op: text("op")?,
             features: string_list(entry, "features")?,
+            requires: match entry.get("requires") {
+                None => Vec::new(),
+                Some(_) => string_list(entry, "requires")?,
+            },
             input,
             expect,
         })

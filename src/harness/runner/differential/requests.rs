@@ -1,6 +1,6 @@
 //! Random protocol requests for the `differential` command, one strategy
 //! per op, drawn from the same strategies as the property tests
-//! ([`crate::strategies`]) and the fuzz targets ([`crate::checks::draw`]).
+//! ([`crate::harness::strategies`]) and the fuzz targets ([`crate::harness::checks::draw`]).
 //!
 //! A strategy builds the op's `input` object. [`Scope`] says how much of
 //! an op the two implementations both define: with [`Scope::Common`] a
@@ -9,10 +9,12 @@
 //! their outcomes are comparable once [`super::normalize`] hides what only
 //! the newer one adds.
 
-use crate::checks::draw::{self, BudgetChoice, Draw, PrepareCase, SpillChoice, Stored, AGENT_ID};
 use crate::config::Generation;
+use crate::harness::checks::draw::{
+    self, BudgetChoice, Draw, PrepareCase, SpillChoice, Stored, AGENT_ID,
+};
+use crate::harness::strategies::{finite_number, js_units, json_tree, near_uri, text, units};
 use crate::js::JsString;
-use crate::strategies::{finite_number, js_units, json_tree, near_uri, text, units};
 use crate::surface::Snapshot;
 use crate::{mention, projection, retention, Json};
 use proptest::prelude::*;

@@ -6,6 +6,7 @@ pub mod requests;
 
 use super::adapter::{Description, Implementation};
 use super::diff::{self, first_difference};
+use super::vectors::LONE_SURROGATES;
 use crate::js::json::Json;
 use crate::js::JsString;
 use crate::protocol::wire::Outcome;
@@ -36,7 +37,7 @@ const OPS: &[(&str, &str, &str)] = &[
     ("files/list", "files", "files"),
 ];
 
-/// The op names [`OPS`] knows.
+/// The op names the command can generate.
 pub fn known_ops() -> impl Iterator<Item = &'static str> {
     OPS.iter().map(|(op, _, _)| *op)
 }
@@ -53,18 +54,26 @@ pub struct PlannedOp {
 /// Which ops a run generates and which it leaves out, with why.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Plan {
-    /// The ops both implementations support, in [`OPS`] order.
+    /// The ops both implementations support, in the order of the op table.
     pub ops: Vec<PlannedOp>,
     /// Ops not generated, each with the reason.
     pub left_out: Vec<(String, String)>,
     /// Ops whose generations differ, each with what is hidden.
     pub mixed: Vec<(String, String)>,
+    /// Both declare the capability `lone-surrogates`: requests may hold lone
+    /// surrogates, and answers holding them are compared (spec
+    /// `protocol.capabilities`).
+    pub lone_surrogates: bool,
 }
 
 /// Decides what to generate from the two `describe` answers, restricted to
 /// `only` when given.
 pub fn plan(a: &Description, b: &Description, only: Option<&[String]>) -> Plan {
-    let mut plan = Plan::default();
+    let capable = |d: &Description| d.capabilities.iter().any(|c| c == LONE_SURROGATES);
+    let mut plan = Plan {
+        lone_surrogates: capable(a) && capable(b),
+        ..Plan::default()
+    };
     let has = |d: &Description, feature: &str| d.features.iter().any(|f| f == feature);
     for &(op, v1, v2) in OPS {
         if only.is_some_and(|only| !only.iter().any(|o| o == op)) {
@@ -289,14 +298,24 @@ pub struct Summary {
     pub agreed: u64,
     /// Per op: (agreed, run).
     pub per_op: BTreeMap<&'static str, (u64, u64)>,
+    /// Cases not compared because an answer held a lone surrogate and one
+    /// side lacks the capability (not counted in `cases`).
+    pub beyond_capability: u64,
     /// Every disagreement, in case order.
     pub disagreements: Vec<Disagreement>,
 }
 
 impl Summary {
-    /// `agree N/M`.
+    /// `agree N/M`, and the cases left out for a missing capability.
     pub fn line(&self) -> String {
-        format!("agree {}/{}", self.agreed, self.cases)
+        let mut line = format!("agree {}/{}", self.agreed, self.cases);
+        if self.beyond_capability > 0 {
+            line.push_str(&format!(
+                " ({} more cases not compared: an answer held a lone surrogate)",
+                self.beyond_capability
+            ));
+        }
+        line
     }
 }
 
@@ -314,6 +333,36 @@ fn case_rng(seed: u64, case: u64) -> TestRng {
         chunk.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
     }
     TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
+}
+
+/// How one case came out.
+enum Verdict {
+    Agree,
+    Disagree(String),
+    /// An answer holds a lone surrogate, and one side lacks the capability.
+    Beyond,
+}
+
+/// Whether an answer's output holds a lone surrogate.
+fn holds_lone_surrogate(answer: &Result<Outcome, String>) -> bool {
+    matches!(answer, Ok(Outcome::Output(output)) if output.has_lone_surrogate())
+}
+
+/// `value` with every lone surrogate of its strings and member names
+/// replaced by U+FFFD, as a port on well-formed strings would receive it.
+fn well_formed(value: Json) -> Json {
+    let fix = |text: JsString| JsString::from(text.to_string_lossy().as_str());
+    match value {
+        Json::String(text) => Json::String(fix(text)),
+        Json::Array(items) => Json::Array(items.into_iter().map(well_formed).collect()),
+        Json::Object(members) => Json::Object(
+            members
+                .into_iter()
+                .map(|(key, value)| (fix(key), well_formed(value)))
+                .collect(),
+        ),
+        other => other,
+    }
 }
 
 /// At most this many shrinking probes per disagreement (each probe asks
@@ -347,38 +396,61 @@ pub fn run(
         let Ok(mut tree) = strategy.new_tree(&mut runner) else {
             continue;
         };
-        let mut ask = |input: &Json| {
-            disagreement(
-                planned.op,
-                planned.scope,
-                a.call(planned.op, input),
-                b.call(planned.op, input),
-            )
+        let lone_surrogates = plan.lone_surrogates;
+        // Without the capability on both sides, requests are made
+        // well-formed, and a case whose answer holds a lone surrogate
+        // anyway (decoded from an escape, or cut from a pair) is outside
+        // the domain both implement.
+        let mut ask = |input: &Json| -> Verdict {
+            let a = a.call(planned.op, input);
+            let b = b.call(planned.op, input);
+            if !lone_surrogates && (holds_lone_surrogate(&a) || holds_lone_surrogate(&b)) {
+                return Verdict::Beyond;
+            }
+            match disagreement(planned.op, planned.scope, a, b) {
+                Some(detail) => Verdict::Disagree(detail),
+                None => Verdict::Agree,
+            }
+        };
+        let current = |tree: &dyn ValueTree<Value = Json>| {
+            if lone_surrogates {
+                tree.current()
+            } else {
+                well_formed(tree.current())
+            }
+        };
+        let input = current(&tree);
+        let detail = match ask(&input) {
+            Verdict::Beyond => {
+                summary.beyond_capability += 1;
+                continue;
+            }
+            Verdict::Agree => {
+                summary.cases += 1;
+                summary.agreed += 1;
+                let counts = summary.per_op.entry(planned.op).or_default();
+                counts.0 += 1;
+                counts.1 += 1;
+                continue;
+            }
+            Verdict::Disagree(detail) => detail,
         };
         summary.cases += 1;
-        let counts = summary.per_op.entry(planned.op).or_default();
-        counts.1 += 1;
-        let input = tree.current();
-        let Some(detail) = ask(&input) else {
-            summary.agreed += 1;
-            counts.0 += 1;
-            continue;
-        };
+        summary.per_op.entry(planned.op).or_default().1 += 1;
         let mut smallest = (input, detail);
         let mut steps = 0;
         let mut probes = 0;
         if tree.simplify() {
             while probes < SHRINK_PROBES {
                 probes += 1;
-                let candidate = tree.current();
-                let still = ask(&candidate);
-                let moved = match still {
-                    Some(detail) => {
+                let candidate = current(&tree);
+                let moved = match ask(&candidate) {
+                    Verdict::Disagree(detail) => {
                         smallest = (candidate, detail);
                         steps += 1;
                         tree.simplify()
                     }
-                    None => tree.complicate(),
+                    Verdict::Agree | Verdict::Beyond => tree.complicate(),
                 };
                 if !moved {
                     break;

@@ -1,0 +1,637 @@
+//! How a run is told: lines for a person, one JSON object for tools, JUnit
+//! XML for CI dashboards (spec `runner.reports`).
+//!
+//! The JSON report is a set of typed structs serialized with serde_json;
+//! its schema is `conformance/schema/report.schema.json`. Values that come
+//! from the vectors or the wire (inputs, expected and actual outcomes) may
+//! hold lone surrogates, which serde's strings cannot: they are written by
+//! the exact JSON layer ([`json::to_ascii`]) and embedded as raw JSON.
+
+use super::adapter::Description;
+use super::diff::DifferenceKind;
+use super::vectors::{Expect, SuiteVersion};
+use super::{FailureDetail, Report, Status, VectorResult};
+use crate::js::json::{self, Json};
+use crate::protocol::wire::Outcome;
+use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A path shown relative to `base` when it is below it.
+pub fn shown_path(path: &Path, base: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// The block a person reads for one failed vector: id, file, op, rules,
+/// the explanation, what the implementation wrote to stderr, and how to see
+/// the vector and run it alone (`rerun`, the command line that runs this
+/// implementation).
+pub fn failure_block(
+    result: &VectorResult,
+    detail: &FailureDetail,
+    base: &Path,
+    rerun: &str,
+) -> String {
+    let mut block = format!(
+        "FAIL {} ({})\n  op: {}; rules: {}\n  {}",
+        result.id,
+        shown_path(&result.file, base),
+        result.op,
+        result.rules.join(", "),
+        detail.explanation()
+    );
+    if !detail.stderr.trim().is_empty() {
+        block.push_str("\n  stderr: ");
+        block.push_str(&escaped_lines(&detail.stderr));
+    }
+    block.push_str(&format!(
+        "\n  see: dsh-session-reference show {}; alone: {rerun} --filter {}",
+        result.id, result.id
+    ));
+    block
+}
+
+/// Text on one line, escaped as a JSON string is (invisible and non-ASCII
+/// characters visible), cut to a readable length.
+fn escaped_lines(text: &str) -> String {
+    const LIMIT: usize = 600;
+    let units: Vec<u16> = text.trim_end().encode_utf16().collect();
+    let shown = json::quote_ascii(&units[..units.len().min(LIMIT)]);
+    if units.len() > LIMIT {
+        format!("{shown}… ({} code units)", units.len())
+    } else {
+        shown
+    }
+}
+
+/// Skipped vectors by reason, each with what they had in common (the
+/// features for feature skips, the capabilities for capability skips, the
+/// ops for `UNSUPPORTED`), or `None` when nothing was skipped: `skipped: 140
+/// feature not declared (candidates-v2: 110, …); 20 answered UNSUPPORTED
+/// (mention/parse: 20)`.
+pub fn skip_breakdown(report: &Report) -> Option<String> {
+    let mut reasons: BTreeMap<&'static str, BTreeMap<String, usize>> = BTreeMap::new();
+    for result in &report.results {
+        let Some(reason) = result.status.skip_reason() else {
+            continue;
+        };
+        let key = match result.status {
+            Status::SkippedUnsupported => result.op.clone(),
+            Status::SkippedCapability => result.requires.join(" and "),
+            Status::SkippedFilter | Status::SkippedNotSelected => String::new(),
+            _ => result.features.join(" or "),
+        };
+        *reasons.entry(reason).or_default().entry(key).or_default() += 1;
+    }
+    if reasons.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = reasons
+        .iter()
+        .map(|(reason, keys)| {
+            let total: usize = keys.values().sum();
+            let detail: Vec<String> = keys
+                .iter()
+                .filter(|(key, _)| !key.is_empty())
+                .map(|(key, count)| format!("{key}: {count}"))
+                .collect();
+            if detail.is_empty() {
+                format!("{total} {reason}")
+            } else {
+                format!("{total} {reason} ({})", detail.join(", "))
+            }
+        })
+        .collect();
+    Some(format!("skipped: {}", parts.join("; ")))
+}
+
+/// The rules cited by failed vectors, most failures first (ties by id), so
+/// that one pervasive bug shows as one cause.
+pub fn failing_rules(report: &Report) -> Vec<RuleCount> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for (result, _) in report.failures() {
+        for rule in &result.rules {
+            *counts.entry(rule).or_default() += 1;
+        }
+    }
+    let mut rules: Vec<RuleCount> = counts
+        .into_iter()
+        .map(|(rule, count)| RuleCount {
+            rule: rule.to_owned(),
+            count,
+        })
+        .collect();
+    rules.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.rule.cmp(&b.rule)));
+    rules
+}
+
+/// The human report's closing lines on failing rules: `failing rules (most
+/// first): a.b 12, c.d 3, …` (at most `shown` rules).
+pub fn failing_rules_line(report: &Report, shown: usize) -> Option<String> {
+    let rules = failing_rules(report);
+    if rules.is_empty() {
+        return None;
+    }
+    let listed: Vec<String> = rules
+        .iter()
+        .take(shown)
+        .map(|r| format!("{} {}", r.rule, r.count))
+        .collect();
+    let more = rules.len().saturating_sub(shown);
+    Some(format!(
+        "failing rules (most first): {}{}",
+        listed.join(", "),
+        if more > 0 {
+            format!(", and {more} more")
+        } else {
+            String::new()
+        }
+    ))
+}
+
+/// A rule and how many failed vectors cite it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RuleCount {
+    /// The rule id.
+    pub rule: String,
+    /// Failed vectors citing it.
+    pub count: usize,
+}
+
+/// Which implementation ran: one description, or the reference's profiles.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Subject {
+    /// An implementation behind an adapter.
+    One(Description),
+    /// The built-in reference, in each of its generations.
+    Profiles {
+        /// One description per generation.
+        profiles: Vec<Description>,
+    },
+}
+
+/// The JSON report of a run (`--format json`).
+#[derive(Debug, Serialize)]
+pub struct JsonReport {
+    /// Which vectors ran.
+    pub suite: SuiteVersion,
+    /// Which implementation answered.
+    pub implementation: Subject,
+    /// Counts of the run.
+    pub summary: Summary,
+    /// Skips by reason.
+    pub skipped: SkipCounts,
+    /// Rules cited by failures, most failures first.
+    #[serde(rename = "failingRules")]
+    pub failing_rules: Vec<RuleCount>,
+    /// The baseline comparison, when a baseline was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineSummary>,
+    /// One entry per vector, in suite order.
+    pub results: Vec<JsonResult>,
+}
+
+/// `{passed, failed, skipped}`.
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    /// Vectors that passed.
+    pub passed: usize,
+    /// Vectors that failed.
+    pub failed: usize,
+    /// Vectors skipped for any reason.
+    pub skipped: usize,
+}
+
+/// Skips by reason.
+#[derive(Debug, Serialize)]
+pub struct SkipCounts {
+    /// No declared feature.
+    pub feature: usize,
+    /// A required capability not declared.
+    pub capability: usize,
+    /// No selected feature.
+    #[serde(rename = "notSelected")]
+    pub not_selected: usize,
+    /// Answered `UNSUPPORTED`.
+    pub unsupported: usize,
+    /// Not matched by the filter.
+    pub filter: usize,
+}
+
+/// How a run compares with a baseline of known failures.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct BaselineSummary {
+    /// Failed and listed: known.
+    pub known: Vec<String>,
+    /// Failed and not listed: these fail the run.
+    pub new: Vec<String>,
+    /// Listed but passed: remove them from the baseline.
+    pub fixed: Vec<String>,
+    /// Listed but not in the suite.
+    pub unknown: Vec<String>,
+}
+
+/// One vector's result.
+#[derive(Debug, Serialize)]
+pub struct JsonResult {
+    /// The vector id.
+    pub id: String,
+    /// Its file.
+    pub file: String,
+    /// Its op.
+    pub op: String,
+    /// The rules it tests.
+    pub rules: Vec<String>,
+    /// The features it runs under.
+    pub features: Vec<String>,
+    /// The capabilities it requires.
+    pub requires: Vec<String>,
+    /// `passed`, `failed` or `skipped`.
+    pub status: &'static str,
+    /// Why it was skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+    /// Seconds the implementation took.
+    pub seconds: f64,
+    /// What failed, for a failed vector.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<JsonFailure>,
+}
+
+/// The fields of a failed result.
+#[derive(Debug, Serialize)]
+pub struct JsonFailure {
+    /// The op's input, exactly.
+    pub input: Box<RawValue>,
+    /// `{"output": …}` or `{"error": {"code"}}`.
+    pub expected: Box<RawValue>,
+    /// `{"output": …}`, `{"error": {"code", "message"}}`, or
+    /// `{"protocolFailure": TEXT}`.
+    pub actual: Box<RawValue>,
+    /// Where the two first differ.
+    pub difference: JsonDifference,
+    /// What the implementation wrote to stderr meanwhile (bounded).
+    pub stderr: String,
+    /// The explanation a person reads.
+    pub explanation: String,
+    /// The reference profile that failed, for the built-in reference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<&'static str>,
+}
+
+/// The first difference of a failure.
+#[derive(Debug, Serialize)]
+pub struct JsonDifference {
+    /// `$` for the whole outcome, else a path such as `$.references[0].label`.
+    pub path: String,
+    /// `string`, `length`, `member-key`, `member-count`, `value`, `outcome`
+    /// (output vs error, or another error code) or `protocol`.
+    pub kind: &'static str,
+    /// For strings: the first differing code unit.
+    #[serde(rename = "codeUnit", skip_serializing_if = "Option::is_none")]
+    pub code_unit: Option<usize>,
+}
+
+fn raw(value: &Json) -> Box<RawValue> {
+    RawValue::from_string(json::to_ascii(value))
+        .expect("the exact JSON writer writes valid JSON text")
+}
+
+fn expect_json(expect: &Expect) -> Json {
+    match expect {
+        Expect::Output(output) => Json::object([("output", output.clone())]),
+        Expect::Error(code) => Json::object([("error", Json::object([("code", Json::str(code))]))]),
+    }
+}
+
+fn actual_json(actual: &Result<Outcome, String>) -> Json {
+    match actual {
+        Ok(Outcome::Output(output)) => Json::object([("output", output.clone())]),
+        Ok(Outcome::Error { code, message }) => Json::object([(
+            "error",
+            Json::object([("code", Json::str(code)), ("message", Json::str(message))]),
+        )]),
+        Err(problem) => Json::object([("protocolFailure", Json::str(problem))]),
+    }
+}
+
+fn difference_of(detail: &FailureDetail) -> JsonDifference {
+    let whole = |kind| JsonDifference {
+        path: "$".to_owned(),
+        kind,
+        code_unit: None,
+    };
+    if detail.actual.is_err() {
+        return whole("protocol");
+    }
+    let Some(difference) = detail.difference() else {
+        return whole("outcome");
+    };
+    let (kind, code_unit) = match difference.kind {
+        DifferenceKind::String { index, .. } => ("string", Some(index)),
+        DifferenceKind::Length { .. } => ("length", None),
+        DifferenceKind::MemberKey { .. } => ("member-key", None),
+        DifferenceKind::MemberCount { .. } => ("member-count", None),
+        DifferenceKind::Value { .. } => ("value", None),
+    };
+    JsonDifference {
+        path: difference.path,
+        kind,
+        code_unit,
+    }
+}
+
+fn status_word(status: &Status) -> &'static str {
+    match status {
+        Status::Passed => "passed",
+        Status::Failed(_) => "failed",
+        _ => "skipped",
+    }
+}
+
+/// The whole run as a [`JsonReport`]; `inputs` finds each vector's input.
+pub fn to_json(
+    report: &Report,
+    suite: SuiteVersion,
+    implementation: Subject,
+    baseline: Option<BaselineSummary>,
+    inputs: &dyn Fn(&str) -> Option<Json>,
+    base: &Path,
+) -> JsonReport {
+    let results = report
+        .results
+        .iter()
+        .map(|result| JsonResult {
+            id: result.id.clone(),
+            file: shown_path(&result.file, base),
+            op: result.op.clone(),
+            rules: result.rules.clone(),
+            features: result.features.clone(),
+            requires: result.requires.clone(),
+            status: status_word(&result.status),
+            reason: result.status.skip_reason(),
+            seconds: result.duration.as_secs_f64(),
+            failure: match &result.status {
+                Status::Failed(detail) => Some(JsonFailure {
+                    input: raw(&inputs(&result.id).unwrap_or(Json::Null)),
+                    expected: raw(&expect_json(&detail.expected)),
+                    actual: raw(&actual_json(&detail.actual)),
+                    difference: difference_of(detail),
+                    stderr: detail.stderr.clone(),
+                    explanation: detail.explanation(),
+                    profile: detail.profile,
+                }),
+                _ => None,
+            },
+        })
+        .collect();
+    JsonReport {
+        suite,
+        implementation,
+        summary: Summary {
+            passed: report.passed(),
+            failed: report.failed(),
+            skipped: report.skipped(),
+        },
+        skipped: SkipCounts {
+            feature: report.count_of(&Status::SkippedFeature),
+            capability: report.count_of(&Status::SkippedCapability),
+            not_selected: report.count_of(&Status::SkippedNotSelected),
+            unsupported: report.count_of(&Status::SkippedUnsupported),
+            filter: report.count_of(&Status::SkippedFilter),
+        },
+        failing_rules: failing_rules(report),
+        baseline,
+        results,
+    }
+}
+
+/// The run as JUnit XML (written by quick-junit): one `testsuite` per
+/// vector file (named by its area and file), one `testcase` per vector;
+/// a failure carries its explanation, rules and expected/actual outcomes,
+/// and `system-err` what the implementation wrote to stderr; a skip
+/// carries its reason. The report's properties name the suite version.
+pub fn to_junit(report: &Report, name: &str, suite: &SuiteVersion, base: &Path) -> String {
+    let mut junit = quick_junit::Report::new(name);
+    let mut files: Vec<(String, Vec<&VectorResult>)> = Vec::new();
+    for result in &report.results {
+        let file = shown_path(&result.file, base);
+        match files.last_mut() {
+            Some((last, results)) if *last == file => results.push(result),
+            _ => files.push((file, vec![result])),
+        }
+    }
+    junit.set_time(report.results.iter().map(|r| r.duration).sum());
+    for (file, results) in &files {
+        let suite_name = suite_name(file);
+        let mut test_suite = TestSuite::new(suite_name.as_str());
+        test_suite.add_properties([
+            Property::new("file", file.as_str()),
+            Property::new("suite.crateVersion", suite.crate_version.as_str()),
+            Property::new("suite.vectors", suite.vectors.to_string()),
+            Property::new("suite.hash", suite.hash.as_str()),
+        ]);
+        test_suite.set_time(results.iter().map(|r| r.duration).sum());
+        for result in results {
+            let status = match &result.status {
+                Status::Passed => TestCaseStatus::success(),
+                Status::Failed(detail) => {
+                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    let explanation = detail.explanation();
+                    status
+                        .set_message(explanation.lines().next().unwrap_or_default())
+                        .set_type(difference_of(detail).kind)
+                        .set_description(format!(
+                            "rules: {}\n{explanation}\nexpected: {}\nactual: {}",
+                            result.rules.join(", "),
+                            json::to_ascii(&expect_json(&detail.expected)),
+                            json::to_ascii(&actual_json(&detail.actual)),
+                        ));
+                    status
+                }
+                other => {
+                    let mut status = TestCaseStatus::skipped();
+                    status.set_message(other.skip_reason().unwrap_or_default());
+                    status
+                }
+            };
+            let mut case = TestCase::new(result.id.as_str(), status);
+            case.set_classname(suite_name.as_str())
+                .set_time(result.duration);
+            if let Status::Failed(detail) = &result.status {
+                if !detail.stderr.is_empty() {
+                    case.set_system_err(detail.stderr.as_str());
+                }
+            }
+            test_suite.add_test_case(case);
+        }
+        junit.add_test_suite(test_suite);
+    }
+    junit
+        .to_string()
+        .unwrap_or_else(|error| format!("<!-- JUnit report could not be written: {error} -->\n"))
+}
+
+/// `conformance/vectors/uri/decode.json` → `uri.decode`: the area and the
+/// file's stem, as dashboards group test classes.
+fn suite_name(file: &str) -> String {
+    let path = Path::new(file);
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match path.parent().and_then(Path::file_name) {
+        Some(area) => format!("{}.{stem}", area.to_string_lossy()),
+        None => stem,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::js::JsString;
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    fn result(id: &str, status: Status) -> VectorResult {
+        VectorResult {
+            id: id.to_owned(),
+            file: PathBuf::from("/suite/uri/decode.json"),
+            op: "uri/decode".to_owned(),
+            rules: vec!["uri.decode.canonical".to_owned()],
+            features: vec!["uri".to_owned()],
+            requires: Vec::new(),
+            status,
+            duration: Duration::from_millis(2),
+        }
+    }
+
+    fn failed() -> Status {
+        Status::Failed(Box::new(FailureDetail {
+            expected: Expect::Output(Json::str("<a>")),
+            actual: Ok(Outcome::Output(Json::String(JsString::from_units(vec![
+                0x3C, 0xD800,
+            ])))),
+            profile: None,
+            stderr: "thread panicked at src/lib.rs\n".to_owned(),
+        }))
+    }
+
+    fn report() -> Report {
+        Report {
+            results: vec![
+                result("uri.decode.a", Status::Passed),
+                result("uri.decode.b", failed()),
+                result("uri.decode.c", Status::SkippedUnsupported),
+                result("uri.decode.d", Status::SkippedFeature),
+                result("uri.decode.e", Status::SkippedCapability),
+            ],
+        }
+    }
+
+    fn version() -> SuiteVersion {
+        SuiteVersion {
+            crate_version: "0.1.0".to_owned(),
+            vectors: 5,
+            hash: "sha256:00".to_owned(),
+            source: "embedded".to_owned(),
+        }
+    }
+
+    #[test]
+    fn junit_carries_failures_stderr_skips_and_the_suite_version() {
+        // runner.reports
+        let xml = to_junit(&report(), "conformance", &version(), Path::new("/suite"));
+        assert!(
+            xml.contains("tests=\"5\"") && xml.contains("failures=\"1\""),
+            "{xml}"
+        );
+        assert!(xml.contains("<testsuite name=\"uri.decode\""), "{xml}");
+        assert!(xml.contains("&quot;&lt;a&gt;&quot;"), "{xml}");
+        assert!(xml.contains("\\ud800"), "{xml}");
+        assert!(xml.contains("<system-err>thread panicked"), "{xml}");
+        assert!(xml.contains("suite.hash"), "{xml}");
+        assert!(xml.contains("capability not declared"), "{xml}");
+        assert_eq!(xml.matches("<testcase ").count(), 5);
+    }
+
+    #[test]
+    fn json_report_has_structured_failures_and_skip_reasons() {
+        // runner.reports, runner.selection (skip reasons)
+        let inputs = |_: &str| Some(Json::object([("uri", Json::str("x"))]));
+        let json = to_json(
+            &report(),
+            version(),
+            Subject::Profiles { profiles: vec![] },
+            None,
+            &inputs,
+            Path::new("/suite"),
+        );
+        let text = serde_json::to_string(&json).unwrap();
+        assert!(
+            text.contains(r#""summary":{"passed":1,"failed":1,"skipped":3}"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#""skipped":{"feature":1,"capability":1,"notSelected":0,"unsupported":1,"filter":0}"#),
+            "{text}"
+        );
+        assert!(text.contains(r#""file":"uri/decode.json""#), "{text}");
+        assert!(text.contains(r#""input":{"uri":"x"}"#), "{text}");
+        assert!(text.contains(r#""expected":{"output":"<a>"}"#), "{text}");
+        assert!(text.contains(r#""actual":{"output":"<\ud800"}"#), "{text}");
+        assert!(
+            text.contains(r#""difference":{"path":"$","kind":"string","codeUnit":1}"#),
+            "{text}"
+        );
+        assert!(text.contains(r#""failingRules":[{"rule":"uri.decode.canonical","count":1}]"#));
+        // A lone surrogate travels as `\ud800`, which serde_json refuses:
+        // the report is read with the exact JSON layer.
+        let parsed = json::parse(&text).unwrap();
+        let stderr = parsed.get("results").and_then(Json::as_array).unwrap()[1]
+            .get("stderr")
+            .and_then(Json::as_string);
+        assert_eq!(stderr.as_deref(), Some("thread panicked at src/lib.rs\n"));
+    }
+
+    #[test]
+    fn skip_breakdown_names_features_and_ops() {
+        assert_eq!(
+            skip_breakdown(&report()).as_deref(),
+            Some(
+                "skipped: 1 answered UNSUPPORTED (uri/decode: 1); 1 capability not declared; 1 feature not declared (uri: 1)"
+            )
+        );
+        assert_eq!(skip_breakdown(&Report::default()), None);
+    }
+
+    #[test]
+    fn failure_blocks_escape_stderr_and_say_how_to_rerun() {
+        let report = report();
+        let (result, detail) = report.failures().next().unwrap();
+        let block = failure_block(
+            result,
+            detail,
+            Path::new("/suite"),
+            "dsh-session-reference conformance --impl ./port",
+        );
+        assert!(
+            block.contains("stderr: \"thread panicked at src/lib.rs\""),
+            "{block}"
+        );
+        assert!(
+            block.contains("see: dsh-session-reference show uri.decode.b"),
+            "{block}"
+        );
+        assert!(
+            block.contains("--impl ./port --filter uri.decode.b"),
+            "{block}"
+        );
+    }
+}

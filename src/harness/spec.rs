@@ -1,0 +1,90 @@
+//! The specification's rules, embedded in the binary so that messages can
+//! quote them (`show ID`) wherever the binary runs (spec
+//! `conformance.rule-ids`).
+//!
+//! A rule is a line `r[rule.id]` in `spec/*.md`; its text is the paragraph
+//! that follows, up to the next blank line, rule or heading.
+
+use super::embedded::SPEC_FILES;
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+/// One rule of the specification.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// `uri.decode.canonical`
+    pub id: String,
+    /// The spec file it is in, such as `uri.md`.
+    pub file: String,
+    /// Its normative paragraph, lines joined by spaces.
+    pub text: String,
+}
+
+/// The rules written in one spec file, in order.
+pub fn parse(file: &str, text: &str) -> Vec<Rule> {
+    let mut rules: Vec<Rule> = Vec::new();
+    let mut open = false;
+    for line in text.lines() {
+        if let Some(id) = line
+            .strip_prefix("r[")
+            .and_then(|rest| rest.strip_suffix(']'))
+        {
+            rules.push(Rule {
+                id: id.to_owned(),
+                file: file.to_owned(),
+                text: String::new(),
+            });
+            open = true;
+        } else if line.trim().is_empty() || line.starts_with('#') {
+            open = false;
+        } else if open {
+            if let Some(rule) = rules.last_mut() {
+                if !rule.text.is_empty() {
+                    rule.text.push(' ');
+                }
+                rule.text.push_str(line.trim());
+            }
+        }
+    }
+    rules
+}
+
+/// Every rule of the embedded specification, by id.
+pub fn rules() -> &'static BTreeMap<String, Rule> {
+    static RULES: OnceLock<BTreeMap<String, Rule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        SPEC_FILES
+            .iter()
+            .flat_map(|(file, text)| parse(file, text))
+            .map(|rule| (rule.id.clone(), rule))
+            .collect()
+    })
+}
+
+/// The rule with this id in the embedded specification.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    rules().get(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rule_is_the_paragraph_after_its_id() {
+        let text = "# Title\n\nr[a.b]\nFirst line\nsecond line.\n\nProse.\nr[a.c]\nOne.\n## Next\n";
+        let rules = parse("x.md", text);
+        assert_eq!(rules.len(), 2);
+        assert_eq!(rules[0].text, "First line second line.");
+        assert_eq!(rules[1].id, "a.c");
+        assert_eq!(rules[1].text, "One.");
+    }
+
+    #[test]
+    fn the_embedded_spec_has_its_rules() {
+        let rule = rule("uri.scheme").expect("uri.scheme is embedded");
+        assert_eq!(rule.file, "uri.md");
+        assert!(rule.text.contains("dsh-session:"), "{}", rule.text);
+        assert!(rules().len() > 100);
+    }
+}

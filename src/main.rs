@@ -19,10 +19,13 @@ use dsh_session_reference::spill::{FolderSpillStore, SpillStore};
 use dsh_session_reference::surface::FolderReader;
 use dsh_session_reference::{JsString, Json};
 use std::collections::HashMap;
-use std::io;
+use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
+use std::time::Instant;
 
 #[derive(Parser)]
 #[command(
@@ -115,8 +118,10 @@ enum Command {
         spill_dir: Option<PathBuf>,
     },
     /// Send the same seeded random requests to two implementations and
-    /// report where they disagree (shrunk), then `agree N/M`. Exit 0 when
-    /// they agree on every case, 1 otherwise, 2 when one cannot be used.
+    /// report where they disagree, one class per likely cause (each with a
+    /// count and an example shrunk within its class), then `agree N/M` and
+    /// `classes K`. Exit 0 when they agree on every case, 1 otherwise, 2
+    /// when one cannot be used.
     Differential {
         /// Command of the first implementation (default: the built-in
         /// reference, newest generation).
@@ -137,6 +142,24 @@ enum Command {
         /// Seconds to wait for each answer.
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
         timeout: u64,
+        /// Stop generating after this many seconds and report what was
+        /// found.
+        #[arg(long)]
+        time_limit: Option<u64>,
+        /// How to print the report: blocks for a person, or one JSON object.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Print the detail of at most this many classes (counts stay
+        /// complete).
+        #[arg(long)]
+        max_classes: Option<usize>,
+        /// Show a progress line on stderr even when it is not a terminal.
+        #[arg(long)]
+        progress: bool,
+        /// Let the implementations inherit RUST_BACKTRACE (default: removed,
+        /// so that a crash costs a panic message, not a backtrace).
+        #[arg(long)]
+        backtrace: bool,
     },
     /// Rewrite each vector's `expect` with what the oracles answer (the
     /// upstream package, and the emulation of its newest generation), and
@@ -282,7 +305,24 @@ fn main() -> ExitCode {
             seed,
             ops,
             timeout,
-        } => differential(a, &b, cases, seed, ops, Duration::from_secs(timeout)),
+            time_limit,
+            format,
+            max_classes,
+            progress,
+            backtrace,
+        } => differential(DifferentialRun {
+            a,
+            b,
+            ops,
+            timeout: Duration::from_secs(timeout),
+            cases,
+            seed,
+            time_limit: time_limit.map(Duration::from_secs),
+            format,
+            max_classes,
+            progress: progress || io::stderr().is_terminal(),
+            backtrace,
+        }),
     }
 }
 
@@ -577,15 +617,24 @@ fn conformance(run: ConformanceRun) -> ExitCode {
     }
 }
 
-fn differential(
+/// What `differential` was asked to do.
+struct DifferentialRun {
     a: Option<String>,
-    b: &str,
-    cases: u64,
-    seed: u64,
+    b: String,
     ops: Option<Vec<String>>,
     timeout: Duration,
-) -> ExitCode {
-    if let Some(unknown) = ops
+    cases: u64,
+    seed: u64,
+    time_limit: Option<Duration>,
+    format: Format,
+    max_classes: Option<usize>,
+    progress: bool,
+    backtrace: bool,
+}
+
+fn differential(run: DifferentialRun) -> ExitCode {
+    if let Some(unknown) = run
+        .ops
         .iter()
         .flatten()
         .find(|op| !differential::known_ops().any(|known| known == op.as_str()))
@@ -594,14 +643,20 @@ fn differential(
         eprintln!("unknown op {unknown:?} (known: {})", known.join(", "));
         return ExitCode::from(2);
     }
-    let mut first: Box<dyn Implementation> = match &a {
-        Some(command) => Box::new(External::new(command, timeout)),
+    let external =
+        |command: &str| External::new(command, run.timeout).with_backtraces(run.backtrace);
+    let mut first: Box<dyn Implementation> = match &run.a {
+        Some(command) => Box::new(external(command)),
         None => Box::new(BuiltIn(Generation::Newest)),
     };
-    let mut second = External::new(b, timeout);
+    let mut second = external(&run.b);
     let describe = |name: &str, implementation: &mut dyn Implementation| {
         implementation.describe().map_err(|problem| {
+            let stderr = implementation.take_stderr();
             eprintln!("{name}: describe failed: {problem}");
+            if !stderr.trim().is_empty() {
+                eprintln!("{name} wrote on stderr:\n{}", stderr.trim_end());
+            }
             ExitCode::from(2)
         })
     };
@@ -610,37 +665,112 @@ fn differential(
             (Ok(a), Ok(b)) => (a, b),
             (Err(code), _) | (_, Err(code)) => return code,
         };
-    say!("A: {description_a}");
-    say!("B: {description_b}");
-    let plan = differential::plan(&description_a, &description_b, ops.as_deref());
-    let compared: Vec<&str> = plan.ops.iter().map(|planned| planned.op).collect();
-    say!("compared: {}", compared.join(", "));
-    for (op, what) in &plan.mixed {
-        say!("generations differ for {op}: {what}");
+    let human = run.format == Format::Human;
+    let plan = differential::plan(&description_a, &description_b, run.ops.as_deref());
+    if human {
+        say!("A: {description_a}");
+        say!("B: {description_b}");
+        let compared: Vec<&str> = plan.ops.iter().map(|planned| planned.op).collect();
+        say!("compared: {}", compared.join(", "));
+        for (op, what) in &plan.mixed {
+            say!("generations differ for {op}: {what}");
+        }
+        for (op, why) in &plan.left_out {
+            say!("not compared: {op} ({why})");
+        }
+        if !plan.lone_surrogates {
+            say!("lone surrogates: not generated, answers holding one not compared (the capability lone-surrogates is not declared by both)");
+        }
     }
-    for (op, why) in &plan.left_out {
-        say!("not compared: {op} ({why})");
+    // SIGINT stops the run; the report so far is still printed. (The
+    // implementations run in their own process groups, so the terminal's
+    // interrupt does not reach them.)
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&interrupted);
+    if let Err(error) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
+        eprintln!("differential: no interrupt handler ({error}); an interrupt ends the run without a report");
     }
-    if !plan.lone_surrogates {
-        say!("lone surrogates: not generated, answers holding one not compared (the capability lone-surrogates is not declared by both)");
-    }
-    let summary = differential::run(&plan, first.as_mut(), &mut second, cases, seed, |found| {
-        say!(
-            "DISAGREE case {} ({}), shrunk in {} steps\n  input: {}\n  {}",
-            found.case,
-            found.op,
-            found.shrink_steps,
-            json::to_ascii(&found.input),
-            found.detail
-        );
+    let options = differential::Options {
+        cases: run.cases,
+        seed: run.seed,
+        time_limit: run.time_limit,
+        interrupted: Some(&interrupted),
+        first_class_only: false,
+    };
+    let started = Instant::now();
+    let mut last_shown = Instant::now();
+    let summary = differential::run(&plan, first.as_mut(), &mut second, &options, |progress| {
+        if run.progress
+            && (last_shown.elapsed() >= Duration::from_millis(250)
+                || progress.done == progress.total)
+        {
+            last_shown = Instant::now();
+            let rate = progress.done as f64 / progress.elapsed.as_secs_f64().max(1e-9);
+            eprint!(
+                "\r{}/{} cases, {rate:.0} cases/s, {} classes   ",
+                progress.done, progress.total, progress.classes
+            );
+        }
     });
-    let per_op: Vec<String> = summary
-        .per_op
-        .iter()
-        .map(|(op, (agreed, run))| format!("{op} {agreed}/{run}"))
-        .collect();
-    say!("per op: {}", per_op.join(", "));
-    say!("{}", summary.line());
+    if run.progress {
+        eprintln!();
+    }
+    if !human {
+        let report = summary.to_report(&plan, run.seed, started.elapsed());
+        match serde_json::to_string(&report) {
+            Ok(text) => say!("{text}"),
+            Err(error) => {
+                eprintln!("cannot write the JSON report: {error}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        let classes = summary.classes_by_size();
+        let shown = run.max_classes.unwrap_or(usize::MAX);
+        for (number, class) in classes.iter().take(shown).enumerate() {
+            let cases: Vec<String> = class.cases.iter().map(u64::to_string).collect();
+            let more = if class.count as usize > class.cases.len() {
+                ", …"
+            } else {
+                ""
+            };
+            say!(
+                "CLASS {} of {}: {} cases (first: {}{more})\n  {}\n  example, shrunk in {} steps: {}\n  {}",
+                number + 1,
+                classes.len(),
+                class.count,
+                cases.join(", "),
+                class.signature,
+                class.shrink_steps,
+                json::to_ascii(&Json::object([
+                    ("op", Json::str(&class.signature.op)),
+                    ("input", class.input.clone())
+                ])),
+                class.example.explanation
+            );
+        }
+        if classes.len() > shown {
+            let rest: Vec<String> = classes[shown..]
+                .iter()
+                .map(|class| format!("{} ({})", class.signature, class.count))
+                .collect();
+            say!("{} more classes: {}", rest.len(), rest.join("; "));
+        }
+        let per_op: Vec<String> = summary
+            .per_op
+            .iter()
+            .map(|(op, (agreed, run))| format!("{op} {agreed}/{run}"))
+            .collect();
+        say!("per op: {}", per_op.join(", "));
+        if let Some(stopped) = &summary.stopped {
+            say!("stopped early: {stopped}");
+        }
+        say!("{}", summary.line());
+        say!("classes {}", summary.classes.len());
+    }
+    if matches!(summary.stopped, Some(differential::Stopped::Dead(_))) {
+        return ExitCode::from(2);
+    }
     if summary.cases > 0 && summary.agreed == summary.cases {
         ExitCode::SUCCESS
     } else {

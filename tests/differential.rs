@@ -6,13 +6,15 @@
 use dsh_session_reference::config::Generation;
 use dsh_session_reference::harness::runner::adapter::{BuiltIn, Description, Implementation};
 use dsh_session_reference::harness::runner::differential::requests::{input_strategy, Scope};
-use dsh_session_reference::harness::runner::differential::{self, plan, Plan};
+use dsh_session_reference::harness::runner::differential::{self, plan, Options, Plan};
 use dsh_session_reference::js::json;
 use dsh_session_reference::protocol::wire::Outcome;
 use dsh_session_reference::{JsString, Json};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
 
 fn describe(generation: Generation) -> Description {
     BuiltIn(generation)
@@ -91,10 +93,10 @@ fn the_two_generations_of_the_reference_agree_on_what_both_define() {
         &plan,
         &mut BuiltIn(Generation::Newest),
         &mut BuiltIn(Generation::Rc8),
-        1300,
-        7,
-        |found| panic!("{found:?}"),
+        &Options::new(1300, 7),
+        |_| {},
     );
+    assert!(summary.classes.is_empty(), "{:?}", summary.classes);
     assert_eq!(summary.line(), "agree 1300/1300");
     assert_eq!(summary.per_op.len(), 14);
 }
@@ -109,32 +111,33 @@ fn a_broken_rule_is_found_and_shrunk() {
         &plan,
         &mut BuiltIn(Generation::Newest),
         &mut ChopsLabels(BuiltIn(Generation::Newest)),
-        300,
-        3,
+        &Options::new(300, 3),
         |_| {},
     );
     assert!(summary.agreed < summary.cases, "{}", summary.line());
-    assert_eq!(
-        summary.agreed + summary.disagreements.len() as u64,
-        summary.cases
-    );
-    let smallest = summary
-        .disagreements
+    // runner.differential.classes: every disagreement is counted in a class,
+    // and each class's example is shrunk within the class.
+    let counted: u64 = summary.classes.iter().map(|class| class.count).sum();
+    assert_eq!(summary.agreed + counted, summary.cases);
+    let class = summary
+        .classes
         .iter()
-        .map(|found| json::to_wire(&found.input).len())
-        .min()
-        .expect("disagreements");
+        .find(|class| class.signature.path == "$.references[].label")
+        .unwrap_or_else(|| panic!("no label class: {:?}", summary.classes));
+    assert_eq!(class.signature.kind, "output/output");
+    let smallest = json::to_wire(&class.input).len();
     // The smallest text that shows it is one mention with a two-unit label.
     assert!(smallest < 60, "shrunk input still {smallest} bytes long");
-    let found = &summary.disagreements[0];
-    assert!(found.shrink_steps > 0);
+    assert!(class.shrink_steps > 0);
     assert!(
-        found
-            .detail
+        class
+            .example
+            .explanation
             .contains("first difference at $.references[0].label"),
         "{}",
-        found.detail
+        class.example.explanation
     );
+    assert!(class.count > 1, "later cases of the class are counted");
 }
 
 #[test]
@@ -214,8 +217,16 @@ fn generated_requests_reach_every_kind_of_outcome() {
     assert!(files.get("[]").copied().unwrap_or(0) >= 10, "{files:?}");
     let candidates = outcome_classes("candidates/list", Scope::V2, 300);
     assert!(
-        candidates.get("output").copied().unwrap_or(0) >= 100,
+        candidates.get("output").copied().unwrap_or(0) >= 80,
         "{candidates:?}"
+    );
+    assert!(
+        candidates
+            .get("SESSION_REFERENCE_INVALID_CONFIG")
+            .copied()
+            .unwrap_or(0)
+            >= 5,
+        "requests carry a config now and then: {candidates:?}"
     );
     let decode = outcome_classes("uri/decode", Scope::V1, 300);
     assert!(
@@ -243,15 +254,15 @@ fn across_generations_only_the_newer_additions_are_hidden() {
         r#"{"content":[],"additionalContext":{"source":{"kind":"session-reference","references":[{"sessionId":"a","label":"A","truncated":true}]},"content":[{"type":"text","text":"PROMPT</referenced-sessions>"}]}}"#,
     )
     .expect("test JSON");
-    let agree = differential::disagreement(
+    let agree = differential::compare(
         "prepare",
         Scope::Common,
         Ok(Outcome::Output(newer.clone())),
         Ok(Outcome::Output(older.clone())),
     );
-    assert_eq!(agree, None);
+    assert!(agree.is_none());
     // Within one generation nothing is hidden.
-    assert!(differential::disagreement(
+    assert!(differential::compare(
         "prepare",
         Scope::V2,
         Ok(Outcome::Output(newer)),
@@ -260,7 +271,7 @@ fn across_generations_only_the_newer_additions_are_hidden() {
     .is_some());
     // A difference in the prompt itself still shows across generations.
     let other = json::parse(&json::to_wire(&older).replace("PROMPT", "PROMPt")).expect("JSON");
-    assert!(differential::disagreement(
+    assert!(differential::compare(
         "prepare",
         Scope::Common,
         Ok(Outcome::Output(other)),
@@ -273,15 +284,13 @@ fn across_generations_only_the_newer_additions_are_hidden() {
     )
     .expect("JSON");
     let v1 = json::parse(r#"[{"sessionId":"s","label":"L","createdAt":1}]"#).expect("JSON");
-    assert_eq!(
-        differential::disagreement(
-            "candidates/list",
-            Scope::Common,
-            Ok(Outcome::Output(v2)),
-            Ok(Outcome::Output(v1)),
-        ),
-        None
-    );
+    assert!(differential::compare(
+        "candidates/list",
+        Scope::Common,
+        Ok(Outcome::Output(v2)),
+        Ok(Outcome::Output(v1)),
+    )
+    .is_none());
     // Errors compare by code; a protocol failure never agrees.
     let error = |code: &str| {
         Ok(Outcome::Error {
@@ -289,14 +298,10 @@ fn across_generations_only_the_newer_additions_are_hidden() {
             message: String::new(),
         })
     };
-    assert_eq!(
-        differential::disagreement("uri/decode", Scope::V1, error("X"), error("X")),
-        None
-    );
-    assert!(differential::disagreement("uri/decode", Scope::V1, error("X"), error("Y")).is_some());
+    assert!(differential::compare("uri/decode", Scope::V1, error("X"), error("X")).is_none());
+    assert!(differential::compare("uri/decode", Scope::V1, error("X"), error("Y")).is_some());
     assert!(
-        differential::disagreement("uri/decode", Scope::V1, error("X"), Err("hung".into()))
-            .is_some()
+        differential::compare("uri/decode", Scope::V1, error("X"), Err("hung".into())).is_some()
     );
 }
 
@@ -323,4 +328,199 @@ fn ops_one_side_lacks_are_left_out_and_named() {
     assert!(left_out
         .iter()
         .all(|(_, why)| why.starts_with("uri-only declares neither")));
+}
+
+/// The CLI's JSON report on a fixture port with five bugs at once
+/// (`tests/fixtures/adapters/well-formed.mjs`): every string made
+/// well-formed while claiming `lone-surrogates` (pervasive), padded URIs
+/// accepted, mention labels trimmed, stats in snake_case, and a rare
+/// off-by-one in candidate limits. Each bug's family gets a class whose
+/// shrunk example still shows that bug, though the pervasive one fails a
+/// third of all cases (spec `runner.differential.classes`).
+#[test]
+fn five_bugs_give_five_families_of_classes() {
+    let binary = env!("CARGO_BIN_EXE_dsh-session-reference");
+    let port = format!(
+        "node '{}' '{binary}'",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/adapters/well-formed.mjs")
+            .display()
+    );
+    let output = Command::new(binary)
+        .args([
+            "differential",
+            "--b",
+            &port,
+            "--cases",
+            "3000",
+            "--format",
+            "json",
+        ])
+        .env(
+            "PORT_BUGS",
+            "padded-uri,label-trim,snake-stats,limit-off-by-one",
+        )
+        .env("WELL_FORMED_CLAIMS_LONE_SURROGATES", "1")
+        .output()
+        .expect("run differential");
+    assert_eq!(output.status.code(), Some(1));
+    let report = json::parse(&String::from_utf8_lossy(&output.stdout)).expect("a JSON report");
+    let classes = report
+        .get("classes")
+        .and_then(Json::as_array)
+        .expect("classes");
+    let field = |class: &Json, name: &str| {
+        class
+            .get(name)
+            .and_then(Json::as_string)
+            .unwrap_or_default()
+    };
+    let request = |class: &Json| {
+        class
+            .get("example")
+            .and_then(|example| example.get("request"))
+            .cloned()
+            .unwrap_or(Json::Null)
+    };
+    let find = |what: &str, test: &dyn Fn(&Json) -> bool| {
+        classes
+            .iter()
+            .find(|class| test(class))
+            .unwrap_or_else(|| {
+                let all: Vec<String> = classes.iter().map(|c| field(c, "signature")).collect();
+                panic!("no class for {what}: {all:#?}")
+            })
+            .clone()
+    };
+    // Pervasive: lone surrogates come back as U+FFFD.
+    let pervasive = find("well-formed strings", &|class| {
+        field(class, "detail") == "string: lone surrogate vs U+FFFD"
+    });
+    assert!(request(&pervasive).has_lone_surrogate());
+    // uri: a padded URI is accepted.
+    let padded = find("padded URIs", &|class| {
+        field(class, "op") == "uri/decode" && field(class, "kind") == "error/output"
+    });
+    let uri = request(&padded)
+        .get("input")
+        .and_then(|i| i.get("uri"))
+        .and_then(Json::as_string);
+    assert!(
+        uri.as_deref().is_some_and(|uri| uri.ends_with('=')),
+        "{uri:?}"
+    );
+    // mention: labels trimmed.
+    let trimmed = find("trimmed labels", &|class| {
+        field(class, "op") == "mention/parse" && field(class, "path") == "$.references[].label"
+    });
+    assert!(
+        field(&trimmed, "detail").contains("whitespace"),
+        "{}",
+        field(&trimmed, "detail")
+    );
+    // retain: snake_case stats.
+    let snake = find("snake_case stats", &|class| {
+        field(class, "op") == "retain" && field(class, "detail").contains("\"original_messages\"")
+    });
+    assert_eq!(field(&snake, "path"), "$.stats");
+    // candidates (rare): one candidate too many under a limit.
+    let limit = find("the limit off-by-one", &|class| {
+        field(class, "op") == "candidates/list"
+            && field(class, "detail") == "array length: B has more"
+    });
+    assert!(request(&limit)
+        .get("input")
+        .and_then(|i| i.get("limit"))
+        .is_some());
+    let compared = report.get("compared").and_then(|n| match n {
+        Json::Number(n) => Some(*n),
+        _ => None,
+    });
+    assert!(compared.is_some_and(|n| n > 2900.0), "{compared:?}");
+}
+
+/// The fixture port's command, with `prefix` (shell assignments or a
+/// guard) before it.
+fn fixture_port(prefix: &str) -> String {
+    format!(
+        "{prefix} exec node '{}' '{}'",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/adapters/well-formed.mjs")
+            .display(),
+        env!("CARGO_BIN_EXE_dsh-session-reference")
+    )
+}
+
+fn differential_cli(b: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_dsh-session-reference"))
+        .args(["differential", "--b", b])
+        .args(extra)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .expect("run differential");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn time_limits_dead_implementations_and_backtraces() {
+    // runner.differential.operation
+    // A time limit stops the run and still reports it; crashes are classes.
+    let (code, text) = differential_cli(
+        &fixture_port("PORT_BUGS=crash-tenth"),
+        &[
+            "--cases",
+            "1000000",
+            "--time-limit",
+            "2",
+            "--max-classes",
+            "1",
+        ],
+    );
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("stopped early: the time limit passed"),
+        "{text}"
+    );
+    assert!(
+        text.contains("protocol at $: B implementation exited"),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|line| line.starts_with("classes ")),
+        "{text}"
+    );
+
+    // An implementation that cannot be started again ends the run: the
+    // report so far, the reason, exit 2.
+    let flag = std::env::temp_dir().join(format!("dsh-differential-dead-{}", std::process::id()));
+    let _ = std::fs::remove_file(&flag);
+    let once = format!(
+        "[ -e '{0}' ] && exit 3; touch '{0}'; PORT_BUGS=crash-tenth",
+        flag.display()
+    );
+    let (code, text) = differential_cli(&fixture_port(&once), &["--cases", "100"]);
+    let _ = std::fs::remove_file(&flag);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("stopped early: an implementation is dead"),
+        "{text}"
+    );
+    assert!(text.contains("agree "), "{text}");
+
+    // RUST_BACKTRACE is not passed on (this process has it set): the guard
+    // refuses to start when it is.
+    let guard = r#"[ -n "$RUST_BACKTRACE" ] && exit 4;"#;
+    let (code, text) = differential_cli(
+        &fixture_port(guard),
+        &["--cases", "30", "--ops", "uri/encode"],
+    );
+    assert_eq!(code, Some(0), "{text}");
+    let (code, _) = differential_cli(
+        &fixture_port(guard),
+        &["--cases", "30", "--ops", "uri/encode", "--backtrace"],
+    );
+    assert_eq!(code, Some(2), "with --backtrace the variable is passed on");
 }

@@ -19,7 +19,9 @@
 //! through the hooks with an identity patch: no failure, so a mutant's
 //! failures cannot be blamed on the environment or on the machinery.
 
-use dsh_session_reference::harness::runner::adapter::{External, Implementation};
+use dsh_session_reference::config::Generation;
+use dsh_session_reference::harness::runner::adapter::{BuiltIn, External, Implementation};
+use dsh_session_reference::harness::runner::differential::{self, Options};
 use dsh_session_reference::harness::runner::vectors::{Suite, Vector};
 use dsh_session_reference::harness::runner::{self, Report, Selection};
 use dsh_session_reference::js::json::{self, Json};
@@ -51,6 +53,8 @@ struct Mutation {
     ops: Vec<String>,
     min_failed: usize,
     catches: Vec<String>,
+    /// Why `differential` cannot reach the mutant, if it cannot.
+    differential_unreachable: Option<String>,
 }
 
 fn strings(value: Option<&Json>, what: &str) -> Vec<String> {
@@ -98,6 +102,9 @@ fn table() -> &'static [Mutation] {
                     rules: strings(row.get("rules"), "rules"),
                     ops: strings(row.get("ops"), "ops"),
                     catches: strings(row.get("catches"), "catches"),
+                    differential_unreachable: row
+                        .get("differentialUnreachable")
+                        .and_then(Json::as_string),
                     min_failed,
                     name,
                 }
@@ -494,4 +501,72 @@ mutants! {
     surface_system => "surface-system",
     transcript_fragment => "transcript-fragment",
     word_start_bonus => "word-start-bonus",
+}
+
+/// Cases `differential` may take to catch a mutant (issue #11).
+const REACH_CASES: u64 = 3000;
+
+/// The differential's reach (spec `runner.differential.classes`): every
+/// mutant of the table is also caught by `differential` (the reference in
+/// the mutant's generation against the mutated adapter, seed 1) within
+/// [`REACH_CASES`] cases, unless the table says why no random input can
+/// reach it (`differentialUnreachable`); a mutant caught despite such a
+/// reason fails too, so the table stays true. Prints the reach table
+/// (`cargo test --test mutants differential_reaches -- --nocapture`).
+#[test]
+fn differential_reaches_every_mutant() {
+    require_oracle();
+    let rows: Vec<&Mutation> = table().iter().collect();
+    let reach = |mutation: &Mutation| -> Option<u64> {
+        let generation = if mutation.adapter == "upstream-next" {
+            Generation::Newest
+        } else {
+            Generation::Rc8
+        };
+        let mut reference = BuiltIn(generation);
+        let mut mutant =
+            External::new(&command(&mutation.adapter, Some(&mutation.name)), TIMEOUT).quiet();
+        let description = mutant
+            .describe()
+            .unwrap_or_else(|error| panic!("{}: describe failed: {error}", mutation.name));
+        let reference_description = reference
+            .describe()
+            .expect("the reference describes itself");
+        let plan = differential::plan(&reference_description, &description, None);
+        let options = Options {
+            first_class_only: true,
+            ..Options::new(REACH_CASES, 1)
+        };
+        let summary = differential::run(&plan, &mut reference, &mut mutant, &options, |_| {});
+        summary.classes.first().map(|class| class.cases[0] + 1)
+    };
+    // Two workers: the machine has two cores.
+    let results: Vec<(String, Option<u64>)> = std::thread::scope(|scope| {
+        let halves = rows.chunks(rows.len().div_ceil(2)).map(|half| {
+            scope.spawn(move || {
+                half.iter()
+                    .map(|mutation| (mutation.name.clone(), reach(mutation)))
+                    .collect::<Vec<_>>()
+            })
+        });
+        halves
+            .collect::<Vec<_>>()
+            .into_iter()
+            .flat_map(|worker| worker.join().expect("a reach worker panicked"))
+            .collect()
+    });
+    println!("mutant → caught by differential within N cases (of {REACH_CASES})");
+    let mut problems = Vec::new();
+    for (name, caught) in &results {
+        let unreachable = &mutation(name).differential_unreachable;
+        match (caught, unreachable) {
+            (Some(cases), None) => println!("  {name:24} {cases}"),
+            (None, Some(why)) => println!("  {name:24} not reachable: {why}"),
+            (None, None) => problems.push(format!("{name}: not caught within {REACH_CASES} cases")),
+            (Some(cases), Some(_)) => problems.push(format!(
+                "{name}: caught within {cases} cases, but the table says it is unreachable"
+            )),
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

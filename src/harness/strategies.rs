@@ -133,9 +133,33 @@ pub fn near_uri() -> impl Strategy<Value = Vec<u16>> {
         // The scheme and random payload units.
         2 => prop::collection::vec(base64url_unit(), 0..16)
             .prop_map(|payload| [units(uri::SCHEME), payload].concat()),
+        // Non-canonical spellings: base64 padding, whitespace around the
+        // URI, an upper-case scheme.
+        2 => (canonical(), prop::sample::select(vec!["=", "==", "==="]))
+            .prop_map(|(uri, padding)| [uri, units(padding)].concat()),
+        1 => (space_like(), canonical(), space_like())
+            .prop_map(|(before, uri, after)| [before, uri, after].concat()),
+        1 => canonical().prop_map(|uri| {
+            [units("DSH-SESSION:"), uri[uri::SCHEME.len()..].to_vec()].concat()
+        }),
         // Anything at all.
         1 => js_units(24),
     ]
+}
+
+/// A label as users type them: ordinary pieces, often with whitespace of
+/// every kind at its start or end, and runs of escape-worthy characters
+/// (`\`, `]`, `\]`, `[`, U+FEFF) repeated.
+pub fn edged_label() -> impl Strategy<Value = Vec<u16>> {
+    let edge = || prop::collection::vec(space_like(), 0..3).prop_map(concat);
+    let repeated = (
+        prop::sample::select(vec!["\\", "]", "\\]", "[", "\u{feff}"]),
+        1usize..4,
+    )
+        .prop_map(|(piece, times)| units(&piece.repeat(times)));
+    let middle =
+        prop::collection::vec(prop_oneof![3 => piece(), 1 => repeated], 0..4).prop_map(concat);
+    (edge(), middle, edge()).prop_map(|(before, middle, after)| [before, middle, after].concat())
 }
 
 /// A piece of text rich in near-miss mentions.
@@ -153,6 +177,8 @@ pub fn text_piece() -> impl Strategy<Value = Vec<u16>> {
         1 => near_uri(),
         2 => (js_units(4), prop::option::of(js_units(4)))
             .prop_map(|(id, label)| mention::format(&id, label.as_deref()).into_units()),
+        2 => (js_units(4), edged_label())
+            .prop_map(|(id, label)| mention::format(&id, Some(&label)).into_units()),
         1 => (js_units(4), js_units(4)).prop_map(|(id, label)| {
             // A mention with a raw, unescaped label.
             [units("@["), label, units("]("), units(&uri::encode(&id)), units(")")].concat()
@@ -168,6 +194,19 @@ pub fn text_piece() -> impl Strategy<Value = Vec<u16>> {
             // An explicit mention whose URI run is near the payload alphabet.
             [units("@["), label, units("](dsh-session:"), run.concat(), units(")")].concat()
         }),
+        2 => (js_units(2), js_units(4), space_like(), any::<bool>()).prop_map(|(label, id, space, before)| {
+            // Whitespace of some kind (or a near miss) inside the
+            // parentheses of an explicit mention: `\s` decides whether the
+            // URI run stops there.
+            let uri = units(&uri::encode(&id));
+            let inner = if before { [space, uri].concat() } else { [uri, space].concat() };
+            [units("@["), label, units("]("), inner, units(")")].concat()
+        }),
+        2 => prop::sample::select(vec![">?", "~~~", "a>b?", "\u{7ff}", "\u{ff}\u{fe}", "??>"])
+            .prop_map(|id| {
+                // A bare URI whose payload holds `-` or `_`.
+                [units(" "), units(&uri::encode(&units(id))), units(" ")].concat()
+            }),
     ]
 }
 
@@ -194,6 +233,13 @@ pub fn raw_label_piece() -> impl Strategy<Value = Vec<u16>> {
 /// A text mixing mentions, `@[` runs, URIs and garbage.
 pub fn text() -> impl Strategy<Value = Vec<u16>> {
     prop::collection::vec(text_piece(), 0..24).prop_map(concat)
+}
+
+/// A text of one to three pieces. Parsing is all-or-nothing, so in a long
+/// text one invalid mention hides every other difference behind the same
+/// error; short texts let each piece decide the outcome.
+pub fn short_text() -> impl Strategy<Value = Vec<u16>> {
+    prop::collection::vec(text_piece(), 1..4).prop_map(concat)
 }
 
 /// A finite double: integers, arbitrary doubles and the edge cases of

@@ -145,6 +145,12 @@ pub struct External {
     next_id: u64,
     /// Stderr of a process that failed and was dropped.
     last_stderr: String,
+    /// Whether the process inherits `RUST_BACKTRACE` and
+    /// `RUST_LIB_BACKTRACE` (a backtrace on every crash costs time).
+    backtraces: bool,
+    /// Whether what the process writes to stderr is passed through to this
+    /// process's stderr (it is kept for the report either way).
+    pass_stderr: bool,
 }
 
 struct Running {
@@ -221,7 +227,25 @@ impl External {
             running: None,
             next_id: 0,
             last_stderr: String::new(),
+            backtraces: true,
+            pass_stderr: true,
         }
+    }
+
+    /// The same, its stderr kept for reports but not passed through (for
+    /// `differential`, where thousands of generated requests would flood
+    /// the terminal with the implementations' logs).
+    pub fn quiet(mut self) -> External {
+        self.pass_stderr = false;
+        self
+    }
+
+    /// The same, started without the backtrace variables of this process's
+    /// environment unless `keep` is set: each crash of a Rust port then
+    /// costs a panic message, not a backtrace (spec `runner.differential`).
+    pub fn with_backtraces(mut self, keep: bool) -> External {
+        self.backtraces = keep;
+        self
     }
 
     fn start(&mut self) -> Result<(), String> {
@@ -232,6 +256,11 @@ impl External {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        if !self.backtraces {
+            command
+                .env_remove("RUST_BACKTRACE")
+                .env_remove("RUST_LIB_BACKTRACE");
+        }
         // Its own process group, killed as a whole (see `Drop for Running`).
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
@@ -243,6 +272,7 @@ impl External {
         let mut child_stderr = child.stderr.take().ok_or("child has no stderr")?;
         let stderr = Arc::new(Mutex::new(StderrLog::default()));
         let log = Arc::clone(&stderr);
+        let pass_stderr = self.pass_stderr;
         // Stderr is passed through, as an inherited stream would be, and
         // kept per request for the report (spec `runner.reports`).
         thread::spawn(move || {
@@ -256,7 +286,9 @@ impl External {
                 }
                 log.push(&chunk[..read]);
                 drop(log);
-                let _ = std::io::stderr().write_all(&chunk[..read]);
+                if pass_stderr {
+                    let _ = std::io::stderr().write_all(&chunk[..read]);
+                }
             }
         });
         let (sender, lines) = mpsc::channel();
@@ -289,7 +321,10 @@ impl External {
             self.start()?;
             if op != "describe" {
                 // A restarted implementation must describe itself again.
-                match self.exchange("describe", &Json::Object(Vec::new()))? {
+                let described = self
+                    .exchange("describe", &Json::Object(Vec::new()))
+                    .map_err(|problem| format!("describe after restart: {problem}"))?;
+                match described {
                     Outcome::Output(output) => Description::from_output(&output)
                         .map_err(|problem| format!("describe after restart: {problem}"))?,
                     Outcome::Error { code, .. } => {

@@ -298,7 +298,9 @@ pub struct JsonDifference {
     pub code_unit: Option<usize>,
 }
 
-fn raw(value: &Json) -> Box<RawValue> {
+/// A value as raw JSON for a serde report, written by the exact JSON layer
+/// (`\uXXXX` for every non-ASCII code unit, lone surrogates included).
+pub fn raw(value: &Json) -> Box<RawValue> {
     RawValue::from_string(json::to_ascii(value))
         .expect("the exact JSON writer writes valid JSON text")
 }
@@ -310,7 +312,9 @@ fn expect_json(expect: &Expect) -> Json {
     }
 }
 
-fn actual_json(actual: &Result<Outcome, String>) -> Json {
+/// An answer as reports write it: `{"output": …}`, `{"error": {"code",
+/// "message"}}` or `{"protocolFailure": TEXT}`.
+pub fn actual_json(actual: &Result<Outcome, String>) -> Json {
     match actual {
         Ok(Outcome::Output(output)) => Json::object([("output", output.clone())]),
         Ok(Outcome::Error { code, message }) => Json::object([(

@@ -2,18 +2,27 @@
 //! the same seeded random requests go to both, and every disagreement is
 //! reported with the smallest request found that still disagrees.
 
+pub mod classes;
 pub mod requests;
 
 use super::adapter::{Description, Implementation};
-use super::diff::{self, first_difference};
+use super::diff;
+use super::report::{actual_json, raw};
 use super::vectors::LONE_SURROGATES;
 use crate::js::json::Json;
 use crate::js::JsString;
 use crate::protocol::wire::Outcome;
+use classes::Signature;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use requests::Scope;
-use std::collections::BTreeMap;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// Every op the command can generate, with the features that define it in
 /// each generation: `(op, rc.8 feature, newest feature)`; one feature for
@@ -240,14 +249,16 @@ fn without_v2_prompt_additions(value: Json) -> Json {
     }
 }
 
-/// How two answers to one request compare: `None` when they agree.
-/// Outputs compare exactly, errors by code (spec `conformance.comparison`).
-pub fn disagreement(
+/// How two answers to one request compare: `None` when they agree, else
+/// the disagreement's class and an explanation. Outputs compare exactly,
+/// errors by code (spec `conformance.comparison`); across generations
+/// ([`Scope::Common`]) the newer generation's additions are hidden first.
+pub fn compare(
     op: &str,
     scope: Scope,
     a: Result<Outcome, String>,
     b: Result<Outcome, String>,
-) -> Option<String> {
+) -> Option<Mismatch> {
     let prepare = |outcome: Result<Outcome, String>| {
         outcome.map(|outcome| {
             if scope == Scope::Common {
@@ -257,13 +268,31 @@ pub fn disagreement(
             }
         })
     };
-    match (prepare(a), prepare(b)) {
-        (Ok(Outcome::Output(x)), Ok(Outcome::Output(y))) => {
-            first_difference(&x, &y).map(|_| diff::explain_as(&x, &y, ["A", "B"]))
-        }
-        (Ok(Outcome::Error { code: x, .. }), Ok(Outcome::Error { code: y, .. })) if x == y => None,
-        (a, b) => Some(format!("A: {}\n  B: {}", show(&a), show(&b))),
-    }
+    let (a, b) = (prepare(a), prepare(b));
+    let signature = classes::signature(op, &a, &b)?;
+    let explanation = match (&a, &b) {
+        (Ok(Outcome::Output(x)), Ok(Outcome::Output(y))) => diff::explain_as(x, y, ["A", "B"]),
+        _ => format!("A: {}\n  B: {}", show(&a), show(&b)),
+    };
+    Some(Mismatch {
+        signature,
+        explanation,
+        a,
+        b,
+    })
+}
+
+/// Two answers that disagree.
+#[derive(Clone, Debug)]
+pub struct Mismatch {
+    /// Its class.
+    pub signature: Signature,
+    /// Both sides and the first difference, for a person.
+    pub explanation: String,
+    /// A's answer, as compared.
+    pub a: Result<Outcome, String>,
+    /// B's answer, as compared.
+    pub b: Result<Outcome, String>,
 }
 
 fn show(answer: &Result<Outcome, String>) -> String {
@@ -274,35 +303,66 @@ fn show(answer: &Result<Outcome, String>) -> String {
     }
 }
 
-/// One disagreement, shrunk.
+/// One class of disagreements, with its shrunk example.
 #[derive(Clone, Debug)]
-pub struct Disagreement {
-    /// The case number (0-based).
-    pub case: u64,
-    /// The op.
-    pub op: &'static str,
-    /// The smallest request input found that still disagrees.
+pub struct Class {
+    /// What identifies it.
+    pub signature: Signature,
+    /// Cases that fell in it.
+    pub count: u64,
+    /// The first case numbers (at most [`CASES_KEPT`]).
+    pub cases: Vec<u64>,
+    /// The smallest request input found with the same signature.
     pub input: Json,
-    /// How the answers differ on it.
-    pub detail: String,
-    /// Shrinking steps that kept a disagreement.
+    /// The answers to it.
+    pub example: Mismatch,
+    /// Shrinking steps that kept the signature.
     pub shrink_steps: usize,
+}
+
+/// How many case numbers a class keeps.
+pub const CASES_KEPT: usize = 10;
+
+/// Why a run ended before its last case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// `--time-limit` passed.
+    TimeLimit,
+    /// The run was interrupted (SIGINT).
+    Interrupted,
+    /// An implementation cannot be started or described any more.
+    Dead(String),
+    /// The caller asked to stop at the first class.
+    FirstClass,
+}
+
+impl fmt::Display for Stopped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stopped::TimeLimit => f.write_str("the time limit passed"),
+            Stopped::Interrupted => f.write_str("interrupted"),
+            Stopped::Dead(why) => write!(f, "an implementation is dead: {why}"),
+            Stopped::FirstClass => f.write_str("the first class was found"),
+        }
+    }
 }
 
 /// The outcome of a run.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
-    /// Cases run.
+    /// Cases compared.
     pub cases: u64,
     /// Cases where both agreed.
     pub agreed: u64,
-    /// Per op: (agreed, run).
+    /// Per op: (agreed, compared).
     pub per_op: BTreeMap<&'static str, (u64, u64)>,
     /// Cases not compared because an answer held a lone surrogate and one
     /// side lacks the capability (not counted in `cases`).
     pub beyond_capability: u64,
-    /// Every disagreement, in case order.
-    pub disagreements: Vec<Disagreement>,
+    /// The classes, in the order they were found.
+    pub classes: Vec<Class>,
+    /// Why the run ended early, if it did.
+    pub stopped: Option<Stopped>,
 }
 
 impl Summary {
@@ -317,6 +377,54 @@ impl Summary {
         }
         line
     }
+
+    /// The classes, largest first (ties: found first).
+    pub fn classes_by_size(&self) -> Vec<&Class> {
+        let mut classes: Vec<&Class> = self.classes.iter().collect();
+        classes.sort_by_key(|class| std::cmp::Reverse(class.count));
+        classes
+    }
+}
+
+/// How a run goes.
+#[derive(Clone, Debug)]
+pub struct Options<'a> {
+    /// Cases to generate.
+    pub cases: u64,
+    /// The seed: the same seed sends the same requests.
+    pub seed: u64,
+    /// Stop generating after this long, and report what was found.
+    pub time_limit: Option<Duration>,
+    /// Set (by a signal handler) to stop and report what was found.
+    pub interrupted: Option<&'a AtomicBool>,
+    /// Stop at the first disagreement (after shrinking it).
+    pub first_class_only: bool,
+}
+
+impl Options<'_> {
+    /// `cases` cases seeded with `seed`, no limits.
+    pub fn new(cases: u64, seed: u64) -> Options<'static> {
+        Options {
+            cases,
+            seed,
+            time_limit: None,
+            interrupted: None,
+            first_class_only: false,
+        }
+    }
+}
+
+/// Where a run is, for a progress line.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Cases done (compared or not).
+    pub done: u64,
+    /// Cases asked for.
+    pub total: u64,
+    /// Classes found so far.
+    pub classes: usize,
+    /// Time since the run started.
+    pub elapsed: Duration,
 }
 
 /// The RNG of case `case` of a run seeded with `seed`: each case has its
@@ -333,14 +441,6 @@ fn case_rng(seed: u64, case: u64) -> TestRng {
         chunk.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
     }
     TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
-}
-
-/// How one case came out.
-enum Verdict {
-    Agree,
-    Disagree(String),
-    /// An answer holds a lone surrogate, and one side lacks the capability.
-    Beyond,
 }
 
 /// Whether an answer's output holds a lone surrogate.
@@ -365,20 +465,193 @@ fn well_formed(value: Json) -> Json {
     }
 }
 
-/// At most this many shrinking probes per disagreement (each probe asks
-/// both implementations once).
+/// The JSON report of a run (`differential --format json`).
+#[derive(Debug, Serialize)]
+pub struct JsonReport {
+    /// The seed.
+    pub seed: u64,
+    /// Cases compared.
+    pub compared: u64,
+    /// Cases where both agreed.
+    pub agree: u64,
+    /// Per op: `{op, agree, compared}`.
+    #[serde(rename = "perOp")]
+    pub per_op: Vec<OpCount>,
+    /// Every class, largest first (counts complete even when
+    /// `--max-classes` caps the human report).
+    pub classes: Vec<JsonClass>,
+    /// What was not compared, and why.
+    #[serde(rename = "notCompared")]
+    pub not_compared: NotCompared,
+    /// Why the run ended early, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// Seconds the run took.
+    pub seconds: f64,
+}
+
+/// Agreement on one op.
+#[derive(Debug, Serialize)]
+pub struct OpCount {
+    /// The op.
+    pub op: &'static str,
+    /// Cases agreed.
+    pub agree: u64,
+    /// Cases compared.
+    pub compared: u64,
+}
+
+/// What a run left out.
+#[derive(Debug, Serialize)]
+pub struct NotCompared {
+    /// Ops not generated: `{op, reason}`.
+    pub ops: Vec<OpReason>,
+    /// Cases whose answer held a lone surrogate while one side lacks the
+    /// capability.
+    #[serde(rename = "beyondCapability")]
+    pub beyond_capability: u64,
+}
+
+/// An op left out, and why.
+#[derive(Debug, Serialize)]
+pub struct OpReason {
+    /// The op.
+    pub op: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// One class in the JSON report.
+#[derive(Debug, Serialize)]
+pub struct JsonClass {
+    /// The op.
+    pub op: String,
+    /// The signature, as one line (`op kind at path: detail`).
+    pub signature: String,
+    /// `output/output`, `error/output`, `output/error`, `error/error`,
+    /// `protocol`.
+    pub kind: &'static str,
+    /// The folded path of the first difference.
+    pub path: String,
+    /// What differs there.
+    pub detail: String,
+    /// Cases in the class.
+    pub count: u64,
+    /// The first case numbers.
+    pub cases: Vec<u64>,
+    /// The shrunk example.
+    pub example: JsonExample,
+}
+
+/// A class's shrunk example.
+#[derive(Debug, Serialize)]
+pub struct JsonExample {
+    /// `{op, input}`.
+    pub request: Box<RawValue>,
+    /// A's answer.
+    pub a: Box<RawValue>,
+    /// B's answer.
+    pub b: Box<RawValue>,
+    /// Shrinking steps that kept the signature.
+    #[serde(rename = "shrinkSteps")]
+    pub shrink_steps: usize,
+}
+
+impl Summary {
+    /// The run as a [`JsonReport`].
+    pub fn to_report(&self, plan: &Plan, seed: u64, elapsed: Duration) -> JsonReport {
+        JsonReport {
+            seed,
+            compared: self.cases,
+            agree: self.agreed,
+            per_op: self
+                .per_op
+                .iter()
+                .map(|(op, (agree, compared))| OpCount {
+                    op,
+                    agree: *agree,
+                    compared: *compared,
+                })
+                .collect(),
+            classes: self
+                .classes_by_size()
+                .into_iter()
+                .map(|class| JsonClass {
+                    op: class.signature.op.clone(),
+                    signature: class.signature.to_string(),
+                    kind: class.signature.kind,
+                    path: class.signature.path.clone(),
+                    detail: class.signature.detail.clone(),
+                    count: class.count,
+                    cases: class.cases.clone(),
+                    example: JsonExample {
+                        request: raw(&Json::object([
+                            ("op", Json::str(&class.signature.op)),
+                            ("input", class.input.clone()),
+                        ])),
+                        a: raw(&actual_json(&class.example.a)),
+                        b: raw(&actual_json(&class.example.b)),
+                        shrink_steps: class.shrink_steps,
+                    },
+                })
+                .collect(),
+            not_compared: NotCompared {
+                ops: plan
+                    .left_out
+                    .iter()
+                    .map(|(op, reason)| OpReason {
+                        op: op.clone(),
+                        reason: reason.clone(),
+                    })
+                    .collect(),
+                beyond_capability: self.beyond_capability,
+            },
+            stopped: self.stopped.as_ref().map(ToString::to_string),
+            seconds: elapsed.as_secs_f64(),
+        }
+    }
+}
+
+/// At most this many shrinking probes per new class (each probe asks both
+/// implementations once).
 const SHRINK_PROBES: usize = 400;
 
-/// Runs `cases` seeded cases of the planned ops on `a` and `b`, calling
-/// `on_disagreement` as each disagreement is found and shrunk.
+/// How one case came out.
+enum Verdict {
+    Agree,
+    Disagree(Box<Mismatch>),
+    /// An answer holds a lone surrogate, and one side lacks the capability.
+    Beyond,
+}
+
+/// A protocol failure that means the implementation cannot go on: it cannot
+/// be started, or a restarted process cannot describe itself.
+fn dead(answer: &Result<Outcome, String>) -> Option<&str> {
+    match answer {
+        Err(problem)
+            if problem.starts_with("cannot start")
+                || problem.starts_with("describe after restart") =>
+        {
+            Some(problem)
+        }
+        _ => None,
+    }
+}
+
+/// Runs the planned ops on `a` and `b` as `options` says, sorting every
+/// disagreement into its class (spec `runner.differential.classes`): the
+/// first case of a class is shrunk to the smallest input found **with the
+/// same signature** (a step that changes the class is rejected); later
+/// cases of the class are only counted. `on_progress` is called after each
+/// case.
 pub fn run(
     plan: &Plan,
     a: &mut dyn Implementation,
     b: &mut dyn Implementation,
-    cases: u64,
-    seed: u64,
-    mut on_disagreement: impl FnMut(&Disagreement),
+    options: &Options,
+    mut on_progress: impl FnMut(&Progress),
 ) -> Summary {
+    let started = Instant::now();
     let mut summary = Summary::default();
     let strategies: Vec<_> = plan
         .ops
@@ -390,25 +663,48 @@ pub fn run(
     if strategies.is_empty() {
         return summary;
     }
-    for case in 0..cases {
-        let mut runner = TestRunner::new_with_rng(Config::default(), case_rng(seed, case));
+    let interrupted = || {
+        options
+            .interrupted
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+    };
+    let mut index: HashMap<Signature, usize> = HashMap::new();
+    for case in 0..options.cases {
+        if interrupted() {
+            summary.stopped = Some(Stopped::Interrupted);
+            break;
+        }
+        if options
+            .time_limit
+            .is_some_and(|limit| started.elapsed() >= limit)
+        {
+            summary.stopped = Some(Stopped::TimeLimit);
+            break;
+        }
+        let mut runner = TestRunner::new_with_rng(Config::default(), case_rng(options.seed, case));
         let (planned, strategy) = &strategies[(case % strategies.len() as u64) as usize];
         let Ok(mut tree) = strategy.new_tree(&mut runner) else {
             continue;
         };
         let lone_surrogates = plan.lone_surrogates;
+        let dead_side: RefCell<Option<String>> = RefCell::new(None);
         // Without the capability on both sides, requests are made
         // well-formed, and a case whose answer holds a lone surrogate
         // anyway (decoded from an escape, or cut from a pair) is outside
         // the domain both implement.
         let mut ask = |input: &Json| -> Verdict {
-            let a = a.call(planned.op, input);
-            let b = b.call(planned.op, input);
-            if !lone_surrogates && (holds_lone_surrogate(&a) || holds_lone_surrogate(&b)) {
+            let answer_a = a.call(planned.op, input);
+            let answer_b = b.call(planned.op, input);
+            if let Some(problem) = dead(&answer_a).or(dead(&answer_b)) {
+                *dead_side.borrow_mut() = Some(problem.to_owned());
+            }
+            if !lone_surrogates
+                && (holds_lone_surrogate(&answer_a) || holds_lone_surrogate(&answer_b))
+            {
                 return Verdict::Beyond;
             }
-            match disagreement(planned.op, planned.scope, a, b) {
-                Some(detail) => Verdict::Disagree(detail),
+            match compare(planned.op, planned.scope, answer_a, answer_b) {
+                Some(mismatch) => Verdict::Disagree(Box::new(mismatch)),
                 None => Verdict::Agree,
             }
         };
@@ -419,11 +715,11 @@ pub fn run(
                 well_formed(tree.current())
             }
         };
-        let input = current(&tree);
-        let detail = match ask(&input) {
+        let input = current(&*tree);
+        let mismatch = match ask(&input) {
             Verdict::Beyond => {
                 summary.beyond_capability += 1;
-                continue;
+                None
             }
             Verdict::Agree => {
                 summary.cases += 1;
@@ -431,41 +727,72 @@ pub fn run(
                 let counts = summary.per_op.entry(planned.op).or_default();
                 counts.0 += 1;
                 counts.1 += 1;
-                continue;
+                None
             }
-            Verdict::Disagree(detail) => detail,
+            Verdict::Disagree(mismatch) => {
+                summary.cases += 1;
+                summary.per_op.entry(planned.op).or_default().1 += 1;
+                Some(*mismatch)
+            }
         };
-        summary.cases += 1;
-        summary.per_op.entry(planned.op).or_default().1 += 1;
-        let mut smallest = (input, detail);
-        let mut steps = 0;
-        let mut probes = 0;
-        if tree.simplify() {
-            while probes < SHRINK_PROBES {
-                probes += 1;
-                let candidate = current(&tree);
-                let moved = match ask(&candidate) {
-                    Verdict::Disagree(detail) => {
-                        smallest = (candidate, detail);
-                        steps += 1;
-                        tree.simplify()
+        if let Some(mismatch) = mismatch {
+            match index.get(&mismatch.signature) {
+                Some(&known) => {
+                    let class = &mut summary.classes[known];
+                    class.count += 1;
+                    if class.cases.len() < CASES_KEPT {
+                        class.cases.push(case);
                     }
-                    Verdict::Agree | Verdict::Beyond => tree.complicate(),
-                };
-                if !moved {
-                    break;
+                }
+                None if dead_side.borrow().is_some() => {}
+                None => {
+                    let target = mismatch.signature.clone();
+                    let mut smallest = (input, mismatch);
+                    let mut steps = 0;
+                    let mut probes = 0;
+                    if tree.simplify() {
+                        while probes < SHRINK_PROBES && !interrupted() {
+                            probes += 1;
+                            let candidate = current(&*tree);
+                            let moved = match ask(&candidate) {
+                                Verdict::Disagree(found) if found.signature == target => {
+                                    smallest = (candidate, *found);
+                                    steps += 1;
+                                    tree.simplify()
+                                }
+                                _ => tree.complicate(),
+                            };
+                            if !moved {
+                                break;
+                            }
+                        }
+                    }
+                    index.insert(target.clone(), summary.classes.len());
+                    summary.classes.push(Class {
+                        signature: target,
+                        count: 1,
+                        cases: vec![case],
+                        input: smallest.0,
+                        example: smallest.1,
+                        shrink_steps: steps,
+                    });
                 }
             }
         }
-        let found = Disagreement {
-            case,
-            op: planned.op,
-            input: smallest.0,
-            detail: smallest.1,
-            shrink_steps: steps,
-        };
-        on_disagreement(&found);
-        summary.disagreements.push(found);
+        on_progress(&Progress {
+            done: case + 1,
+            total: options.cases,
+            classes: summary.classes.len(),
+            elapsed: started.elapsed(),
+        });
+        if let Some(problem) = dead_side.take() {
+            summary.stopped = Some(Stopped::Dead(problem));
+            break;
+        }
+        if options.first_class_only && !summary.classes.is_empty() {
+            summary.stopped = Some(Stopped::FirstClass);
+            break;
+        }
     }
     summary
 }

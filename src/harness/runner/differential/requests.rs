@@ -13,7 +13,9 @@ use crate::config::Generation;
 use crate::harness::checks::draw::{
     self, BudgetChoice, Draw, PrepareCase, SpillChoice, Stored, AGENT_ID,
 };
-use crate::harness::strategies::{finite_number, js_units, json_tree, near_uri, text, units};
+use crate::harness::strategies::{
+    edged_label, finite_number, js_units, json_tree, near_uri, short_text, text, units,
+};
 use crate::js::JsString;
 use crate::surface::Snapshot;
 use crate::{mention, projection, retention, Json};
@@ -40,7 +42,10 @@ pub fn input_strategy(op: &str, scope: Scope) -> Option<BoxedStrategy<Json>> {
         "uri/decode" => near_uri()
             .prop_map(|uri| Json::object([("uri", string(uri))]))
             .boxed(),
-        "mention/format" => (js_units(10), prop::option::of(js_units(10)))
+        "mention/format" => (
+            js_units(10),
+            prop::option::of(prop_oneof![js_units(10), edged_label()]),
+        )
             .prop_map(|(id, label)| {
                 let mut members = vec![(JsString::from("sessionId"), string(id))];
                 if let Some(label) = label {
@@ -49,7 +54,7 @@ pub fn input_strategy(op: &str, scope: Scope) -> Option<BoxedStrategy<Json>> {
                 Json::Object(members)
             })
             .boxed(),
-        "mention/parse" => prop_oneof![text(), js_units(48)]
+        "mention/parse" => prop_oneof![2 => text(), 2 => short_text(), 1 => js_units(48)]
             .prop_map(|text| Json::object([("text", string(text))]))
             .boxed(),
         "json/tag-safe" => json_tree(finite_number())
@@ -205,7 +210,7 @@ fn prepare_input(bytes: &[u8], scope: Scope, pre_step: bool) -> Json {
     if pre_step {
         input.push((
             JsString::from("messages"),
-            Json::Array(vec![user_message(&case)]),
+            Json::Array(turn(&case, bytes.first().copied().unwrap_or(0))),
         ));
     } else {
         input.push((
@@ -235,6 +240,63 @@ fn prepare_input(bytes: &[u8], scope: Scope, pre_step: bool) -> Json {
 
 fn text_block(text: &str) -> Json {
     Json::object([("type", Json::str("text")), ("text", Json::str(text))])
+}
+
+/// A turn of one to four messages around the user message that mentions
+/// the case's references, as `shape`'s bits choose (zero, where shrinking
+/// goes, is that message alone): a plain user message before it, a plugin
+/// message citing a session (passed through unexamined), extra members on
+/// text blocks, and a block of another type.
+fn turn(case: &PrepareCase, shape: u8) -> Vec<Json> {
+    let bit = |n: u8| shape & (1 << n) != 0;
+    let block = |text: &str, extra: bool| {
+        let mut members = vec![
+            (JsString::from("type"), Json::str("text")),
+            (JsString::from("text"), Json::str(text)),
+        ];
+        if extra {
+            members.push((JsString::from("cache"), Json::Bool(true)));
+        }
+        Json::Object(members)
+    };
+    let message = |kind: &str, blocks: Vec<Json>| {
+        Json::object([
+            ("source", Json::object([("kind", Json::str(kind))])),
+            ("content", Json::Array(blocks)),
+        ])
+    };
+    let mut messages = Vec::new();
+    if bit(0) {
+        messages.push(message("user", vec![block("first, plain", bit(1))]));
+    }
+    if bit(2) {
+        messages.push(message(
+            "plugin",
+            vec![block("see dsh-session:InMxIg", false)],
+        ));
+    }
+    let mut mentioning = user_message(case);
+    if let Json::Object(members) = &mut mentioning {
+        for (key, value) in members.iter_mut() {
+            if let (true, Json::Array(blocks)) = (key.units() == units("content").as_slice(), value)
+            {
+                if bit(3) {
+                    blocks.push(block("and more", bit(1)));
+                }
+                if bit(4) {
+                    blocks.insert(
+                        0,
+                        Json::object([("type", Json::str("image")), ("url", Json::str("x.png"))]),
+                    );
+                }
+            }
+        }
+    }
+    messages.push(mentioning);
+    if bit(5) {
+        messages.push(message("user", vec![block("after", bit(1))]));
+    }
+    messages
 }
 
 /// A user message mentioning the case's references (string labels only:
@@ -267,7 +329,9 @@ fn config(scope: Scope) -> impl Strategy<Value = Json> {
     let value = prop::sample::select(vec![
         Json::Number(0.0),
         Json::Number(1.0),
+        Json::Number(2.0),
         Json::Number(3.0),
+        Json::Number(4.0),
         Json::Number(-1.0),
         Json::Number(1.5),
         Json::Number(65536.0),
@@ -301,6 +365,8 @@ fn field() -> impl Strategy<Value = Vec<u16>> {
     prop::collection::vec(
         prop::sample::select(vec![
             "a", "b", "c", "A", "B", "-", " ", "/", "x", "ß", "İ", "é", "\u{2028}", "1",
+            // Case-folding alphabets: pairs that lower-case unlike ASCII.
+            "s", "S", "σ", "ς", "Σ", "i", "I", "ı", "k", "K", "\u{212A}", "ẞ",
         ]),
         0..7,
     )
@@ -331,52 +397,68 @@ fn candidates_input(scope: Scope, with_limit: bool) -> BoxedStrategy<Json> {
         Some(Json::Number(1.5)),
         Some(Json::str("3")),
     ]);
+    // Now and then a `config`, valid or not.
+    let config = prop_oneof![
+        3 => Just(None),
+        1 => prop::sample::select(vec![
+            Json::object([("candidateLimit", Json::Number(1.0))]),
+            Json::object([("candidateLimit", Json::Number(3.0))]),
+            Json::object([("candidateLimit", Json::Number(0.0))]),
+            Json::object([("maxReferences", Json::Number(2.0))]),
+        ])
+        .prop_map(Some),
+    ];
     (
         prop::collection::vec(session, 0..8),
         prop::option::of(prop::sample::select(vec!["/w", "/other"])),
         0usize..10,
         query,
-        limit,
+        (limit, config),
     )
-        .prop_map(move |(sessions, agent_cwd, agent_index, query, limit)| {
-            let listing: Vec<Json> = sessions
-                .into_iter()
-                .enumerate()
-                .map(|(index, (cwd, title, subagent))| {
-                    let mut members = vec![(JsString::from("id"), Json::str(&format!("s{index}")))];
-                    if let Some(cwd) = cwd {
-                        members.push((JsString::from("cwd"), Json::str(cwd)));
-                    }
-                    members.push((JsString::from("createdAt"), number(100.0 - index as f64)));
-                    if let Some(title) = title {
-                        members.push((JsString::from("title"), string(title)));
-                    }
-                    // rc.8 knows no subagent labels; the newest labels a
-                    // remote mention with one.
-                    if let (Some(subagent), false) = (subagent, scope == Scope::Common) {
-                        members.push((JsString::from("subagentLabel"), string(subagent)));
-                    }
-                    Json::Object(members)
-                })
-                .collect();
-            let mut agent = vec![(JsString::from("id"), Json::str(&format!("s{agent_index}")))];
-            if let Some(cwd) = agent_cwd {
-                agent.push((JsString::from("cwd"), Json::str(cwd)));
-            }
-            let mut input = vec![
-                (JsString::from("agent"), Json::Object(agent)),
-                (JsString::from("sessions"), Json::Array(listing)),
-            ];
-            match (query, with_limit) {
-                (Some(query), _) => input.push((JsString::from("query"), string(query))),
-                (None, false) => input.push((JsString::from("query"), Json::str(""))),
-                (None, true) => {}
-            }
-            if let (true, Some(limit)) = (with_limit, limit) {
-                input.push((JsString::from("limit"), limit));
-            }
-            Json::Object(input)
-        })
+        .prop_map(
+            move |(sessions, agent_cwd, agent_index, query, (limit, config))| {
+                let listing: Vec<Json> = sessions
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, (cwd, title, subagent))| {
+                        let mut members =
+                            vec![(JsString::from("id"), Json::str(&format!("s{index}")))];
+                        if let Some(cwd) = cwd {
+                            members.push((JsString::from("cwd"), Json::str(cwd)));
+                        }
+                        members.push((JsString::from("createdAt"), number(100.0 - index as f64)));
+                        if let Some(title) = title {
+                            members.push((JsString::from("title"), string(title)));
+                        }
+                        // rc.8 knows no subagent labels; the newest labels a
+                        // remote mention with one.
+                        if let (Some(subagent), false) = (subagent, scope == Scope::Common) {
+                            members.push((JsString::from("subagentLabel"), string(subagent)));
+                        }
+                        Json::Object(members)
+                    })
+                    .collect();
+                let mut agent = vec![(JsString::from("id"), Json::str(&format!("s{agent_index}")))];
+                if let Some(cwd) = agent_cwd {
+                    agent.push((JsString::from("cwd"), Json::str(cwd)));
+                }
+                let mut input = Vec::new();
+                if let Some(config) = config {
+                    input.push((JsString::from("config"), config));
+                }
+                input.push((JsString::from("agent"), Json::Object(agent)));
+                input.push((JsString::from("sessions"), Json::Array(listing)));
+                match (query, with_limit) {
+                    (Some(query), _) => input.push((JsString::from("query"), string(query))),
+                    (None, false) => input.push((JsString::from("query"), Json::str(""))),
+                    (None, true) => {}
+                }
+                if let (true, Some(limit)) = (with_limit, limit) {
+                    input.push((JsString::from("limit"), limit));
+                }
+                Json::Object(input)
+            },
+        )
         .boxed()
 }
 

@@ -404,39 +404,40 @@ impl Matrix {
             }
         }
         let columns = implementations.len();
-        let mut areas: BTreeMap<String, (Vec<Cell>, BTreeMap<String, Vec<Cell>>)> = BTreeMap::new();
+        let mut area_cells: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
+        let mut rule_cells: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
         for (column, implementation) in implementations.iter().enumerate() {
             for (index, vector) in implementation.vectors.iter().enumerate() {
                 let rules: BTreeSet<&String> = vector.rules.iter().collect();
-                let mut counted_areas = BTreeSet::new();
+                let areas: BTreeSet<String> = rules.iter().map(|rule| area_of(rule)).collect();
                 for rule in rules {
-                    let area = area_of(rule);
-                    let (area_cells, rules) = areas
-                        .entry(area.clone())
-                        .or_insert_with(|| (vec![Cell::default(); columns], BTreeMap::new()));
-                    if counted_areas.insert(area) {
-                        area_cells[column].add(index, vector);
-                    }
-                    rules
+                    rule_cells
                         .entry(rule.clone())
+                        .or_insert_with(|| vec![Cell::default(); columns])[column]
+                        .add(index, vector);
+                }
+                for area in areas {
+                    area_cells
+                        .entry(area)
                         .or_insert_with(|| vec![Cell::default(); columns])[column]
                         .add(index, vector);
                 }
             }
         }
-        let mut areas: Vec<Area> = areas
+        let mut areas: Vec<Area> = area_cells
             .into_iter()
-            .map(|(name, (cells, rules))| Area {
-                name,
+            .map(|(name, cells)| Area {
                 cells,
-                rules: rules
-                    .into_iter()
+                rules: rule_cells
+                    .iter()
+                    .filter(|(id, _)| area_of(id) == name)
                     .map(|(id, cells)| RuleRow {
-                        text: spec::rule(&id).map(|rule| rule.text.clone()),
-                        id,
-                        cells,
+                        id: id.clone(),
+                        text: spec::rule(id).map(|rule| rule.text.clone()),
+                        cells: cells.clone(),
                     })
                     .collect(),
+                name,
             })
             .collect();
         areas.sort_by_key(|area| area.name == OTHER_AREA);

@@ -639,8 +639,9 @@ impl Matrix {
             for rule in &area.rules {
                 let _ = write!(
                     out,
-                    "<tr class=\"rule\" data-rule=\"{0}\"><th scope=\"row\"><code>{0}</code>",
-                    escape(&rule.id)
+                    "<tr class=\"rule\" data-rule=\"{}\"><th scope=\"row\"><code>{}</code>",
+                    escape(&rule.id),
+                    escape(&rule.id).replace('.', ".<wbr>")
                 );
                 if let Some(text) = &rule.text {
                     let _ = write!(
@@ -835,7 +836,7 @@ th, td { padding: .35rem .5rem; border-bottom: 1px solid var(--line); text-align
 thead tr:first-child th { position: sticky; top: 0; z-index: 2; background: #f6f8fa; min-width: 8rem; max-width: 16rem; overflow-wrap: anywhere; }
 thead tr:first-child th:first-child { left: 0; z-index: 3; }
 thead th[data-implementation] { min-width: 11rem; }
-tbody th, tr.totals th { position: sticky; left: 0; z-index: 1; background: #fff; min-width: 12rem; max-width: 24rem; font-weight: normal; border-right: 1px solid var(--line); overflow-wrap: anywhere; }
+tbody th, tr.totals th { position: sticky; left: 0; z-index: 1; background: #fff; min-width: 17rem; max-width: 24rem; font-weight: normal; border-right: 1px solid var(--line); overflow-wrap: anywhere; }
 tr.totals th { background: #f6f8fa; font-weight: 600; }
 tr.area th, tr.area td { background-color: #eaeef2; font-weight: 600; border-top: 2px solid #8c959f; }
 tr.area td.pass { background: var(--pass-bg); } tr.area td.fail { background: var(--fail-bg); }

@@ -115,6 +115,17 @@ pub struct Implementation {
     pub vectors: Vec<VectorEntry>,
 }
 
+impl Implementation {
+    /// The report's summary as [`Counts`].
+    pub fn totals(&self) -> Counts {
+        Counts {
+            passed: self.passed,
+            failed: self.failed,
+            skipped: self.skipped,
+        }
+    }
+}
+
 /// Pass, fail and skip counts of the vectors in one cell.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
@@ -474,11 +485,7 @@ impl Matrix {
         out.push_str(&"---|".repeat(self.implementations.len()));
         out.push_str("\n| **all vectors** |");
         for implementation in &self.implementations {
-            let totals = Counts {
-                passed: implementation.passed,
-                failed: implementation.failed,
-                skipped: implementation.skipped,
-            };
+            let totals = implementation.totals();
             let _ = write!(out, " **{}** |", totals.label());
         }
         for area in &self.areas {
@@ -568,11 +575,7 @@ impl Matrix {
                     escape(&items.join(", "))
                 }
             };
-            let totals = Counts {
-                passed: implementation.passed,
-                failed: implementation.failed,
-                skipped: implementation.skipped,
-            };
+            let totals = implementation.totals();
             let (_, word) = totals.symbol();
             let _ = writeln!(
                 out,
@@ -613,11 +616,7 @@ impl Matrix {
         }
         out.push_str("</tr>\n<tr class=\"totals\"><th scope=\"row\">all vectors</th>");
         for implementation in &self.implementations {
-            let totals = Counts {
-                passed: implementation.passed,
-                failed: implementation.failed,
-                skipped: implementation.skipped,
-            };
+            let totals = implementation.totals();
             cell_open(out, &implementation.name, &totals);
             out.push_str(&cell_label(&totals));
             out.push_str("</td>");

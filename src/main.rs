@@ -7,7 +7,7 @@ use dsh_session_reference::harness::runner::adapter::{BuiltIn, External, Impleme
 use dsh_session_reference::harness::runner::report::Subject;
 use dsh_session_reference::harness::runner::vectors::{self, Expect, Suite, Vector};
 use dsh_session_reference::harness::runner::{
-    self, baseline, differential, report, Selection, Status, VectorResult,
+    self, baseline, compliance, differential, report, Selection, Status, VectorResult,
 };
 use dsh_session_reference::harness::spec;
 use dsh_session_reference::js::json;
@@ -160,6 +160,23 @@ enum Command {
         /// so that a crash costs a panic message, not a backtrace).
         #[arg(long)]
         backtrace: bool,
+    },
+    /// Put JSON reports of `conformance --format json` (one per
+    /// implementation) side by side: a self-contained HTML page with a
+    /// per-rule matrix, and optionally its Markdown summary for a CI job.
+    /// Exit 0 when written, 2 when a report cannot be read or a file
+    /// cannot be written.
+    Report {
+        /// The JSON reports, one per implementation, in column order.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// Where to write the HTML page.
+        #[arg(long)]
+        html: PathBuf,
+        /// Where to write the Markdown summary (areas × implementations,
+        /// failing rules).
+        #[arg(long)]
+        markdown: Option<PathBuf>,
     },
     /// Rewrite each vector's `expect` with what the oracles answer (the
     /// upstream package, and the emulation of its newest generation), and
@@ -323,7 +340,40 @@ fn main() -> ExitCode {
             progress: progress || io::stderr().is_terminal(),
             backtrace,
         }),
+        Command::Report {
+            reports,
+            html,
+            markdown,
+        } => compliance_report(&reports, &html, markdown.as_deref()),
     }
+}
+
+fn compliance_report(
+    reports: &[PathBuf],
+    html: &std::path::Path,
+    markdown: Option<&std::path::Path>,
+) -> ExitCode {
+    let mut implementations = Vec::new();
+    for path in reports {
+        match compliance::read_report(path) {
+            Ok(implementation) => implementations.push(implementation),
+            Err(error) => {
+                eprintln!("cannot use the report {error}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let matrix = compliance::Matrix::new(implementations);
+    let mut outputs = vec![(html, matrix.to_html())];
+    outputs.extend(markdown.map(|path| (path, matrix.to_markdown())));
+    for (path, text) in outputs {
+        if let Err(error) = std::fs::write(path, text) {
+            eprintln!("cannot write {}: {error}", path.display());
+            return ExitCode::from(2);
+        }
+        say!("wrote {}", path.display());
+    }
+    ExitCode::SUCCESS
 }
 
 fn prepare(

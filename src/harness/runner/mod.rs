@@ -4,6 +4,7 @@
 
 pub mod adapter;
 pub mod baseline;
+pub mod compliance;
 pub mod diff;
 pub mod differential;
 pub mod report;

@@ -1,0 +1,867 @@
+//! The compliance page: several JSON reports of `conformance --format json`
+//! (one per implementation) side by side, as a per-rule matrix (spec
+//! `runner.compliance-page`).
+//!
+//! A run's own report says how one implementation fared, vector by vector.
+//! A porting team wants to show where its port stands against upstream
+//! rc.8, the newest generation and the reference at a glance, rule by rule;
+//! a CI job wants the same as a short Markdown summary. This module reads
+//! the reports with the exact JSON layer (their values may hold lone
+//! surrogates, which serde_json refuses), builds a [`Matrix`] (spec areas,
+//! then rules, as rows; implementations as columns; pass/fail/skip counts
+//! of the vectors citing each rule in each cell) and writes it as one
+//! self-contained HTML page ([`Matrix::to_html`]: inline CSS, no script,
+//! nothing fetched) and as Markdown ([`Matrix::to_markdown`]).
+//!
+//! A vector citing several rules counts in each of them; in an area's row
+//! it counts once.
+
+use crate::harness::spec;
+use crate::js::json::{self, Json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::{self, Write as _};
+use std::path::Path;
+
+/// Where the rules that are not in the embedded specification are listed.
+pub const OTHER_AREA: &str = "other";
+
+/// How many characters of an expected or actual outcome a failing cell shows.
+const EXCERPT_CHARS: usize = 300;
+
+/// How many characters of a rule's text its row shows.
+const RULE_TEXT_CHARS: usize = 90;
+
+/// A report that could not be used, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadError {
+    /// The report's file, as given.
+    pub file: String,
+    /// What was wrong with it.
+    pub problem: String,
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.file, self.problem)
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// How a vector went, as the page counts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// `passed`
+    Passed,
+    /// `failed`
+    Failed,
+    /// `skipped`, for any reason.
+    Skipped,
+}
+
+/// What a failed vector expected and got, as the page shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The expected outcome, as escaped JSON text.
+    pub expected: String,
+    /// The actual outcome, as escaped JSON text.
+    pub actual: String,
+    /// Where the two first differ: `string at $.label, code unit 3`.
+    pub difference: String,
+    /// The reference profile that failed, for the built-in reference.
+    pub profile: Option<String>,
+}
+
+/// One vector of a report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VectorEntry {
+    /// The vector id.
+    pub id: String,
+    /// Its op.
+    pub op: String,
+    /// The rules it cites.
+    pub rules: Vec<String>,
+    /// How it went.
+    pub verdict: Verdict,
+    /// Why it was skipped, for a skipped vector.
+    pub reason: Option<String>,
+    /// What failed, for a failed vector.
+    pub failure: Option<Failure>,
+}
+
+/// One implementation's report: a column of the matrix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Implementation {
+    /// The column's name: the implementation's name and version (its
+    /// profiles', joined, for the built-in reference), made unique among
+    /// the columns by [`Matrix::new`].
+    pub name: String,
+    /// The report's file, as given.
+    pub file: String,
+    /// The suite it ran: crate version, number of vectors, the start of
+    /// its hash, source.
+    pub suite: String,
+    /// The features it declares.
+    pub features: Vec<String>,
+    /// The capabilities it declares.
+    pub capabilities: Vec<String>,
+    /// The report's summary: vectors passed.
+    pub passed: usize,
+    /// The report's summary: vectors failed.
+    pub failed: usize,
+    /// The report's summary: vectors skipped.
+    pub skipped: usize,
+    /// Every vector of the run, in suite order.
+    pub vectors: Vec<VectorEntry>,
+}
+
+impl Implementation {
+    /// The report's summary as [`Counts`].
+    pub fn totals(&self) -> Counts {
+        Counts {
+            passed: self.passed,
+            failed: self.failed,
+            skipped: self.skipped,
+        }
+    }
+}
+
+/// Pass, fail and skip counts of the vectors in one cell.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Vectors that passed.
+    pub passed: usize,
+    /// Vectors that failed.
+    pub failed: usize,
+    /// Vectors skipped.
+    pub skipped: usize,
+}
+
+impl Counts {
+    fn add(&mut self, verdict: Verdict) {
+        match verdict {
+            Verdict::Passed => self.passed += 1,
+            Verdict::Failed => self.failed += 1,
+            Verdict::Skipped => self.skipped += 1,
+        }
+    }
+
+    /// The cell's symbol and its word: `✗` failed, `✓` passed, `–` all
+    /// skipped, `·` no vectors.
+    pub fn symbol(&self) -> (&'static str, &'static str) {
+        if self.failed > 0 {
+            ("✗", "fail")
+        } else if self.passed > 0 {
+            ("✓", "pass")
+        } else if self.skipped > 0 {
+            ("–", "skip")
+        } else {
+            ("·", "none")
+        }
+    }
+
+    /// The counts in words: `✗ 2 failed, 5 passed, 1 skipped`.
+    pub fn label(&self) -> String {
+        let (symbol, _) = self.symbol();
+        let parts: Vec<String> = [
+            (self.failed, "failed"),
+            (self.passed, "passed"),
+            (self.skipped, "skipped"),
+        ]
+        .iter()
+        .filter(|(count, _)| *count > 0)
+        .map(|(count, word)| format!("{count} {word}"))
+        .collect();
+        if parts.is_empty() {
+            format!("{symbol} no vectors")
+        } else {
+            format!("{symbol} {}", parts.join(", "))
+        }
+    }
+}
+
+/// One implementation's vectors citing a rule (or an area's rules).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cell {
+    /// Their counts.
+    pub counts: Counts,
+    /// The failed ones, as indices into the implementation's
+    /// [`Implementation::vectors`].
+    pub failures: Vec<usize>,
+}
+
+impl Cell {
+    fn add(&mut self, index: usize, vector: &VectorEntry) {
+        self.counts.add(vector.verdict);
+        if vector.verdict == Verdict::Failed {
+            self.failures.push(index);
+        }
+    }
+}
+
+/// A rule's row: one cell per implementation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleRow {
+    /// The rule id.
+    pub id: String,
+    /// Its text in the embedded specification, if it is there.
+    pub text: Option<String>,
+    /// One cell per implementation, in column order.
+    pub cells: Vec<Cell>,
+}
+
+/// A spec area (a spec file, such as `uri` for `spec/uri.md`) and its
+/// rules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Area {
+    /// The area's name: the spec file's stem, or [`OTHER_AREA`].
+    pub name: String,
+    /// Per implementation, the vectors citing any of the area's rules, each
+    /// counted once.
+    pub cells: Vec<Cell>,
+    /// The rules cited by the reports' vectors, by id.
+    pub rules: Vec<RuleRow>,
+}
+
+/// The reports side by side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Matrix {
+    /// The columns.
+    pub implementations: Vec<Implementation>,
+    /// The rows: areas by name ([`OTHER_AREA`] last), each with its rules.
+    pub areas: Vec<Area>,
+}
+
+/// The area of a rule: its spec file's stem, or [`OTHER_AREA`].
+pub fn area_of(rule: &str) -> String {
+    spec::rule(rule)
+        .map(|found| found.file.trim_end_matches(".md").to_owned())
+        .unwrap_or_else(|| OTHER_AREA.to_owned())
+}
+
+/// Reads the JSON report in `path` (spec `runner.reports`).
+pub fn read_report(path: &Path) -> Result<Implementation, ReadError> {
+    let file = path.display().to_string();
+    let error = |problem: String| ReadError {
+        file: file.clone(),
+        problem,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| error(format!("cannot read: {e}")))?;
+    let value = json::parse(&text)
+        .map_err(|e| error(format!("not JSON: {} at byte {}", e.message, e.offset)))?;
+    parse_report(&value, &file).map_err(error)
+}
+
+/// A JSON report already parsed; `file` names it.
+pub fn parse_report(report: &Json, file: &str) -> Result<Implementation, String> {
+    let suite = member(report, "suite")?;
+    let hash = string(member(suite, "hash")?, "suite.hash")?;
+    let suite = format!(
+        "{} ({} vectors, {}…, {})",
+        string(member(suite, "crateVersion")?, "suite.crateVersion")?,
+        count(member(suite, "vectors")?, "suite.vectors")?,
+        hash.chars().take(19).collect::<String>(),
+        string(member(suite, "source")?, "suite.source")?,
+    );
+    let implementation = member(report, "implementation")?;
+    let descriptions: Vec<&Json> = match implementation.get("profiles") {
+        Some(profiles) => profiles
+            .as_array()
+            .ok_or("implementation.profiles is not an array")?
+            .iter()
+            .collect(),
+        None => vec![implementation],
+    };
+    let mut names = Vec::new();
+    let mut features = BTreeSet::new();
+    let mut capabilities = BTreeSet::new();
+    for description in descriptions {
+        names.push(format!(
+            "{} {}",
+            string(member(description, "name")?, "implementation.name")?,
+            string(member(description, "version")?, "implementation.version")?
+        ));
+        features.extend(strings(member(description, "features")?, "features")?);
+        capabilities.extend(strings(
+            member(description, "capabilities")?,
+            "capabilities",
+        )?);
+    }
+    let summary = member(report, "summary")?;
+    let vectors = member(report, "results")?
+        .as_array()
+        .ok_or("results is not an array")?
+        .iter()
+        .enumerate()
+        .map(|(index, result)| {
+            vector_entry(result).map_err(|problem| format!("results[{index}]: {problem}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Implementation {
+        name: names.join(" + "),
+        file: file.to_owned(),
+        suite,
+        features: features.into_iter().collect(),
+        capabilities: capabilities.into_iter().collect(),
+        passed: count(member(summary, "passed")?, "summary.passed")?,
+        failed: count(member(summary, "failed")?, "summary.failed")?,
+        skipped: count(member(summary, "skipped")?, "summary.skipped")?,
+        vectors,
+    })
+}
+
+fn vector_entry(result: &Json) -> Result<VectorEntry, String> {
+    let verdict = match string(member(result, "status")?, "status")?.as_str() {
+        "passed" => Verdict::Passed,
+        "failed" => Verdict::Failed,
+        "skipped" => Verdict::Skipped,
+        other => return Err(format!("unknown status {other:?}")),
+    };
+    let failure = match verdict {
+        Verdict::Failed => {
+            let difference = member(result, "difference")?;
+            let mut shown = format!(
+                "{} at {}",
+                string(member(difference, "kind")?, "difference.kind")?,
+                string(member(difference, "path")?, "difference.path")?
+            );
+            if let Some(unit) = difference.get("codeUnit") {
+                shown.push_str(&format!(
+                    ", code unit {}",
+                    count(unit, "difference.codeUnit")?
+                ));
+            }
+            Some(Failure {
+                expected: json::to_ascii(member(result, "expected")?),
+                actual: json::to_ascii(member(result, "actual")?),
+                difference: shown,
+                profile: result
+                    .get("profile")
+                    .map(|profile| string(profile, "profile"))
+                    .transpose()?,
+            })
+        }
+        _ => None,
+    };
+    Ok(VectorEntry {
+        id: string(member(result, "id")?, "id")?,
+        op: string(member(result, "op")?, "op")?,
+        rules: strings(member(result, "rules")?, "rules")?,
+        verdict,
+        reason: result
+            .get("reason")
+            .map(|reason| string(reason, "reason"))
+            .transpose()?,
+        failure,
+    })
+}
+
+fn member<'a>(value: &'a Json, key: &str) -> Result<&'a Json, String> {
+    value.get(key).ok_or_else(|| format!("no member {key:?}"))
+}
+
+/// A string member as text; one holding a lone surrogate is shown with
+/// `\uXXXX` escapes.
+fn string(value: &Json, what: &str) -> Result<String, String> {
+    let text = value
+        .as_js_str()
+        .ok_or_else(|| format!("{what} is not a string"))?;
+    Ok(text.to_str().unwrap_or_else(|| {
+        let quoted = json::quote_ascii(text.units());
+        quoted[1..quoted.len() - 1].to_owned()
+    }))
+}
+
+fn strings(value: &Json, what: &str) -> Result<Vec<String>, String> {
+    value
+        .as_array()
+        .ok_or_else(|| format!("{what} is not an array"))?
+        .iter()
+        .map(|item| string(item, what))
+        .collect()
+}
+
+fn count(value: &Json, what: &str) -> Result<usize, String> {
+    match value {
+        Json::Number(n) if *n >= 0.0 && n.fract() == 0.0 && *n <= u32::MAX as f64 => {
+            Ok(*n as usize)
+        }
+        _ => Err(format!("{what} is not a count")),
+    }
+}
+
+impl Matrix {
+    /// The matrix of these reports, in this column order; columns with the
+    /// same name get their report file's stem appended.
+    pub fn new(mut implementations: Vec<Implementation>) -> Matrix {
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        for implementation in &implementations {
+            *seen.entry(implementation.name.clone()).or_default() += 1;
+        }
+        let mut taken = BTreeSet::new();
+        for implementation in &mut implementations {
+            if seen[&implementation.name] > 1 {
+                let stem = Path::new(&implementation.file)
+                    .file_stem()
+                    .map(|stem| stem.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                implementation.name = format!("{} ({stem})", implementation.name);
+            }
+            let base = implementation.name.clone();
+            let mut next = 2;
+            while !taken.insert(implementation.name.clone()) {
+                implementation.name = format!("{base} #{next}");
+                next += 1;
+            }
+        }
+        let columns = implementations.len();
+        let mut area_cells: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
+        let mut rule_cells: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
+        for (column, implementation) in implementations.iter().enumerate() {
+            for (index, vector) in implementation.vectors.iter().enumerate() {
+                let rules: BTreeSet<&String> = vector.rules.iter().collect();
+                let areas: BTreeSet<String> = rules.iter().map(|rule| area_of(rule)).collect();
+                for rule in rules {
+                    rule_cells
+                        .entry(rule.clone())
+                        .or_insert_with(|| vec![Cell::default(); columns])[column]
+                        .add(index, vector);
+                }
+                for area in areas {
+                    area_cells
+                        .entry(area)
+                        .or_insert_with(|| vec![Cell::default(); columns])[column]
+                        .add(index, vector);
+                }
+            }
+        }
+        let mut areas: Vec<Area> = area_cells
+            .into_iter()
+            .map(|(name, cells)| Area {
+                cells,
+                rules: rule_cells
+                    .iter()
+                    .filter(|(id, _)| area_of(id) == name)
+                    .map(|(id, cells)| RuleRow {
+                        id: id.clone(),
+                        text: spec::rule(id).map(|rule| rule.text.clone()),
+                        cells: cells.clone(),
+                    })
+                    .collect(),
+                name,
+            })
+            .collect();
+        areas.sort_by_key(|area| area.name == OTHER_AREA);
+        Matrix {
+            implementations,
+            areas,
+        }
+    }
+
+    /// The rules that failed for `implementation` (a column index), most
+    /// failures first (ties by id), with their counts.
+    pub fn failing_rules(&self, implementation: usize) -> Vec<(&str, usize)> {
+        let mut rules: Vec<(&str, usize)> = self
+            .areas
+            .iter()
+            .flat_map(|area| &area.rules)
+            .map(|rule| (rule.id.as_str(), rule.cells[implementation].counts.failed))
+            .filter(|(_, failed)| *failed > 0)
+            .collect();
+        rules.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        rules
+    }
+
+    /// The condensed matrix in Markdown, for a CI job summary: areas ×
+    /// implementations, then each implementation's failing rules.
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::from("## Compliance with the session-reference specification\n\n");
+        out.push_str("✓ every vector passed, ✗ some failed, – all skipped, · no vectors. ");
+        out.push_str("Counts are vectors citing a rule of the area.\n\n| area |");
+        for implementation in &self.implementations {
+            let _ = write!(out, " {} |", markdown_text(&implementation.name));
+        }
+        out.push_str("\n|---|");
+        out.push_str(&"---|".repeat(self.implementations.len()));
+        out.push_str("\n| **all vectors** |");
+        for implementation in &self.implementations {
+            let totals = implementation.totals();
+            let _ = write!(out, " **{}** |", totals.label());
+        }
+        for area in &self.areas {
+            let _ = write!(
+                out,
+                "\n| {} ({}) |",
+                markdown_text(&area.name),
+                rules_count(area.rules.len())
+            );
+            for cell in &area.cells {
+                let _ = write!(out, " {} |", cell.counts.label());
+            }
+        }
+        out.push_str("\n\n### Failing rules\n\n");
+        for (column, implementation) in self.implementations.iter().enumerate() {
+            let rules = self.failing_rules(column);
+            let listed = if rules.is_empty() {
+                "none".to_owned()
+            } else {
+                rules
+                    .iter()
+                    .map(|(rule, failed)| format!("`{}` ({failed})", markdown_code(rule)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let _ = writeln!(
+                out,
+                "- **{}**: {listed}",
+                markdown_text(&implementation.name)
+            );
+        }
+        out
+    }
+
+    /// The matrix as one self-contained HTML page: inline CSS, no script,
+    /// nothing fetched; symbols and words as well as colours; failing cells
+    /// expand (`<details>`) to their vectors. Every cell carries its counts
+    /// as `data-passed`, `data-failed` and `data-skipped`, every row its
+    /// `data-rule` or `data-area`, every column's cells `data-implementation`.
+    pub fn to_html(&self) -> String {
+        let mut out = String::new();
+        out.push_str(concat!(
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+            "<title>Session references: compliance</title>\n<style>\n",
+        ));
+        out.push_str(STYLE);
+        out.push_str("</style>\n</head>\n<body>\n<header>\n");
+        out.push_str("<h1>Compliance with the session-reference specification</h1>\n");
+        let rules: usize = self.areas.iter().map(|area| area.rules.len()).sum();
+        let _ = writeln!(
+            out,
+            "<p>{} implementations, {rules} rules in {} areas. Each cell counts the vectors citing the rule \
+             (a vector citing several rules counts in each; in an area's row, once).</p>",
+            self.implementations.len(),
+            self.areas.len()
+        );
+        out.push_str(concat!(
+            "<p class=\"legend\"><span class=\"pass\">✓ pass</span> every vector passed · ",
+            "<span class=\"fail\">✗ fail</span> some failed (open the cell for the vectors) · ",
+            "<span class=\"skip\">– skip</span> all skipped · ",
+            "<span class=\"none\">· none</span> no vectors</p>\n</header>\n<main>\n",
+        ));
+        self.html_matrix(&mut out);
+        self.html_implementations(&mut out);
+        out.push_str("</main>\n<footer><p>Made by dsh-session-reference ");
+        out.push_str(env!("CARGO_PKG_VERSION"));
+        out.push_str(" <code>report</code> from ");
+        let files: Vec<String> = self
+            .implementations
+            .iter()
+            .map(|implementation| format!("<code>{}</code>", escape(&implementation.file)))
+            .collect();
+        out.push_str(&files.join(", "));
+        out.push_str(".</p></footer>\n</body>\n</html>\n");
+        out
+    }
+
+    fn html_implementations(&self, out: &mut String) {
+        out.push_str("<section aria-labelledby=\"implementations\">\n");
+        out.push_str("<h2 id=\"implementations\">Implementations</h2>\n<div class=\"cards\">\n");
+        for implementation in &self.implementations {
+            let list = |items: &[String]| {
+                if items.is_empty() {
+                    "none".to_owned()
+                } else {
+                    escape(&items.join(", "))
+                }
+            };
+            let totals = implementation.totals();
+            let (_, word) = totals.symbol();
+            let _ = writeln!(
+                out,
+                "<article class=\"implementation state-{word}\" data-implementation=\"{name}\">\n\
+                 <h3>{name}</h3>\n<p class=\"total\">{label}</p>\n<dl>\n\
+                 <dt>suite</dt><dd>{suite}</dd>\n\
+                 <dt>features</dt><dd>{features}</dd>\n\
+                 <dt>capabilities</dt><dd>{capabilities}</dd>\n\
+                 <dt>passed</dt><dd data-count=\"passed\">{passed}</dd>\n\
+                 <dt>failed</dt><dd data-count=\"failed\">{failed}</dd>\n\
+                 <dt>skipped</dt><dd data-count=\"skipped\">{skipped}</dd>\n\
+                 <dt>report</dt><dd><code>{file}</code></dd>\n</dl>\n</article>",
+                name = escape(&implementation.name),
+                label = escape(&totals.label()),
+                suite = escape(&implementation.suite),
+                features = list(&implementation.features),
+                capabilities = list(&implementation.capabilities),
+                passed = implementation.passed,
+                failed = implementation.failed,
+                skipped = implementation.skipped,
+                file = escape(&implementation.file),
+            );
+        }
+        out.push_str("</div>\n</section>\n");
+    }
+
+    fn html_matrix(&self, out: &mut String) {
+        out.push_str("<section aria-labelledby=\"rules\">\n<h2 id=\"rules\">Rules</h2>\n");
+        out.push_str(
+            "<div class=\"scroll\" role=\"region\" aria-label=\"Rules by implementation\" tabindex=\"0\">\n<table>\n<thead>\n<tr><th scope=\"col\">rule</th>",
+        );
+        for implementation in &self.implementations {
+            let _ = write!(
+                out,
+                "<th scope=\"col\" data-implementation=\"{0}\">{0}</th>",
+                escape(&implementation.name)
+            );
+        }
+        out.push_str("</tr>\n<tr class=\"totals\"><th scope=\"row\">all vectors</th>");
+        for implementation in &self.implementations {
+            let totals = implementation.totals();
+            cell_open(out, &implementation.name, &totals);
+            out.push_str(&cell_label(&totals));
+            out.push_str("</td>");
+        }
+        out.push_str("</tr>\n</thead>\n");
+        for area in &self.areas {
+            let _ = write!(
+                out,
+                "<tbody data-area=\"{0}\">\n<tr class=\"area\" data-area=\"{0}\"><th scope=\"rowgroup\" id=\"area-{0}\">{0} <span class=\"rules-count\">({1})</span></th>",
+                escape(&area.name),
+                rules_count(area.rules.len())
+            );
+            for (implementation, cell) in self.implementations.iter().zip(&area.cells) {
+                cell_open(out, &implementation.name, &cell.counts);
+                out.push_str(&cell_label(&cell.counts));
+                out.push_str("</td>");
+            }
+            out.push_str("</tr>\n");
+            for rule in &area.rules {
+                let _ = write!(
+                    out,
+                    "<tr class=\"rule\" data-rule=\"{}\"><th scope=\"row\"><code>{}</code>",
+                    escape(&rule.id),
+                    escape(&rule.id).replace('.', ".<wbr>")
+                );
+                if let Some(text) = &rule.text {
+                    let _ = write!(
+                        out,
+                        "<span class=\"rule-text\">{}</span>",
+                        escape(&shortened(text, RULE_TEXT_CHARS))
+                    );
+                }
+                out.push_str("</th>");
+                for (implementation, cell) in self.implementations.iter().zip(&rule.cells) {
+                    cell_open(out, &implementation.name, &cell.counts);
+                    if cell.failures.is_empty() {
+                        out.push_str(&cell_label(&cell.counts));
+                    } else {
+                        let _ = write!(
+                            out,
+                            "<details><summary>{}</summary>\n<ol class=\"failures\">\n",
+                            cell_label(&cell.counts)
+                        );
+                        for index in &cell.failures {
+                            failure_item(out, &implementation.vectors[*index]);
+                        }
+                        out.push_str("</ol>\n</details>");
+                    }
+                    out.push_str("</td>");
+                }
+                out.push_str("</tr>\n");
+            }
+            out.push_str("</tbody>\n");
+        }
+        out.push_str("</table>\n</div>\n</section>\n");
+    }
+}
+
+/// `<td …>` of a cell with these counts.
+fn cell_open(out: &mut String, implementation: &str, counts: &Counts) {
+    let (_, word) = counts.symbol();
+    let _ = write!(
+        out,
+        "<td class=\"{word}\" data-implementation=\"{}\" data-passed=\"{}\" data-failed=\"{}\" data-skipped=\"{}\">",
+        escape(implementation),
+        counts.passed,
+        counts.failed,
+        counts.skipped
+    );
+}
+
+/// A cell's counts, each with its symbol (`✗ 2 failed · ✓ 5 passed`); on
+/// narrow screens the words are hidden from sight but not from screen
+/// readers.
+fn cell_label(counts: &Counts) -> String {
+    let parts: Vec<String> = [
+        (counts.failed, "✗", "failed", "fail"),
+        (counts.passed, "✓", "passed", "pass"),
+        (counts.skipped, "–", "skipped", "skip"),
+    ]
+    .iter()
+    .filter(|(count, ..)| *count > 0)
+    .map(|(count, symbol, what, class)| {
+        format!(
+            "<span class=\"count {class}\"><span class=\"symbol\" aria-hidden=\"true\">{symbol}</span> {count}<span class=\"word\"> {what}</span></span>"
+        )
+    })
+    .collect();
+    if parts.is_empty() {
+        "<span class=\"count none\"><span class=\"symbol\" aria-hidden=\"true\">·</span><span class=\"word\"> no vectors</span></span>".to_owned()
+    } else {
+        parts.join(" · ")
+    }
+}
+
+/// One failed vector in an expanded cell.
+fn failure_item(out: &mut String, vector: &VectorEntry) {
+    let _ = write!(
+        out,
+        "<li data-vector=\"{0}\"><code>{0}</code> <span class=\"op\">{1}</span>",
+        escape(&vector.id),
+        escape(&vector.op)
+    );
+    if let Some(failure) = &vector.failure {
+        if let Some(profile) = &failure.profile {
+            let _ = write!(
+                out,
+                " <span class=\"profile\">profile {}</span>",
+                escape(profile)
+            );
+        }
+        let _ = write!(
+            out,
+            "\n<dl>\n<dt>difference</dt><dd>{}</dd>\n<dt>expected</dt><dd><pre>{}</pre></dd>\n<dt>actual</dt><dd><pre>{}</pre></dd>\n</dl>",
+            escape(&failure.difference),
+            escape(&excerpt(&failure.expected, EXCERPT_CHARS)),
+            escape(&excerpt(&failure.actual, EXCERPT_CHARS)),
+        );
+    }
+    out.push_str("</li>\n");
+}
+
+/// `1 rule`, `5 rules`.
+fn rules_count(count: usize) -> String {
+    if count == 1 {
+        "1 rule".to_owned()
+    } else {
+        format!("{count} rules")
+    }
+}
+
+/// `text` cut to `limit` characters, saying how long it was.
+pub fn excerpt(text: &str, limit: usize) -> String {
+    let length = text.chars().count();
+    if length <= limit {
+        text.to_owned()
+    } else {
+        format!("{} ({length} characters)", shortened(text, limit))
+    }
+}
+
+/// `text` cut to `limit` characters, `…` marking the cut.
+fn shortened(text: &str, limit: usize) -> String {
+    if text.chars().count() <= limit {
+        text.to_owned()
+    } else {
+        let cut: String = text.chars().take(limit).collect();
+        format!("{}…", cut.trim_end())
+    }
+}
+
+/// `text` safe in HTML content and in quoted attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` shown literally in a Markdown table cell or list item.
+fn markdown_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '|' | '\\' | '`' | '*' | '_' | '[' | ']' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` inside a Markdown code span in a list item.
+fn markdown_code(text: &str) -> String {
+    text.replace('`', "'").replace(['\n', '\r'], " ")
+}
+
+/// The page's style: a scrollable table with a sticky first column, cards
+/// for the implementations, and on narrow screens the cells' words hidden
+/// (the symbols and counts stay).
+const STYLE: &str = r#":root { color-scheme: light; --pass: #1a7f37; --pass-bg: #dafbe1; --fail: #b3261e; --fail-bg: #ffebe9; --skip: #57606a; --skip-bg: #f2f4f6; --line: #d0d7de; }
+* { box-sizing: border-box; }
+body { margin: 0; padding: 1rem; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; background: #fff; }
+h1 { font-size: 1.5rem; margin: 0 0 .5rem; }
+h2 { font-size: 1.2rem; margin: 1.5rem 0 .5rem; }
+h3 { font-size: 1rem; margin: 0 0 .25rem; overflow-wrap: anywhere; }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85em; }
+.legend span { font-weight: 600; padding: 0 .3em; border-radius: 3px; }
+.pass { color: var(--pass); } .fail { color: var(--fail); } .skip, .none { color: var(--skip); }
+td.pass { background: var(--pass-bg); } td.fail { background: var(--fail-bg); } td.skip, td.none { background: var(--skip-bg); }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(16rem, 1fr)); gap: .75rem; }
+.implementation { border: 1px solid var(--line); border-left: 6px solid var(--skip); border-radius: 6px; padding: .75rem; }
+.implementation.state-pass { border-left-color: var(--pass); } .implementation.state-fail { border-left-color: var(--fail); }
+.state-pass .total { color: var(--pass); } .state-fail .total { color: var(--fail); }
+.implementation .total { margin: 0 0 .5rem; font-weight: 600; }
+.implementation dl { display: grid; grid-template-columns: auto 1fr; gap: .1rem .75rem; margin: 0; font-size: .9em; }
+.implementation dt { color: #57606a; } .implementation dd { margin: 0; overflow-wrap: anywhere; }
+.scroll { overflow: auto; max-height: 85vh; border: 1px solid var(--line); border-radius: 6px; }
+.scroll:focus { outline: 3px solid #0969da; outline-offset: 2px; }
+table { border-collapse: separate; border-spacing: 0; width: 100%; }
+th, td { padding: .35rem .5rem; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+thead tr:first-child th { position: sticky; top: 0; z-index: 2; background: #f6f8fa; min-width: 8rem; max-width: 16rem; overflow-wrap: anywhere; }
+thead tr:first-child th:first-child { left: 0; z-index: 3; }
+thead th[data-implementation] { min-width: 11rem; }
+tbody th, tr.totals th { position: sticky; left: 0; z-index: 1; background: #fff; min-width: 17rem; max-width: 24rem; font-weight: normal; border-right: 1px solid var(--line); overflow-wrap: anywhere; }
+tr.totals th { background: #f6f8fa; font-weight: 600; }
+tr.area th, tr.area td { background-color: #eaeef2; font-weight: 600; border-top: 2px solid #8c959f; }
+tr.area td.pass { background: var(--pass-bg); } tr.area td.fail { background: var(--fail-bg); }
+.rules-count { font-weight: normal; color: #57606a; }
+.rule-text { display: block; color: #57606a; font-size: .8em; }
+td { white-space: nowrap; }
+.symbol { font-weight: 700; }
+.count { white-space: nowrap; }
+details summary { cursor: pointer; }
+details summary:focus-visible { outline: 3px solid #0969da; }
+details[open] { white-space: normal; min-width: 22rem; max-width: 40rem; }
+.failures { margin: .5rem 0 0; padding-left: 1.25rem; color: #1f2328; }
+.failures li { margin-bottom: .5rem; }
+.failures dl { display: grid; grid-template-columns: auto 1fr; gap: .1rem .5rem; margin: .25rem 0; }
+.failures dd { margin: 0; min-width: 0; }
+.failures pre { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; background: #fff; padding: .2rem .3rem; border-radius: 3px; }
+.op, .profile { color: #57606a; font-size: .85em; }
+footer { margin-top: 1.5rem; color: #57606a; font-size: .85em; overflow-wrap: anywhere; }
+@media (max-width: 600px) {
+  body { padding: .5rem; font-size: 14px; }
+  .word { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  tbody th, tr.totals th { min-width: 8.5rem; max-width: 10rem; }
+  thead tr:first-child th { min-width: 6rem; max-width: 9rem; font-size: .85em; }
+  .rule-text { display: none; }
+  thead th[data-implementation] { min-width: 6rem; }
+  details[open] { min-width: 15rem; }
+  .failures dl { grid-template-columns: 1fr; }
+}
+"#;

@@ -159,7 +159,7 @@ impl Unit for u16 {
 
 /// The bit standing for one code unit: letters and digits get bits of their
 /// own, everything else shares the rest.
-fn unit_bit(unit: u16) -> u64 {
+const fn unit_bit(unit: u16) -> u64 {
     let bit = match unit {
         0x61..=0x7A => unit - 0x61,
         0x30..=0x39 => 26 + unit - 0x30,
@@ -183,6 +183,26 @@ fn pair_mask<T: Copy + Into<u32>>(units: &[T]) -> u64 {
     })
 }
 
+/// [`unit_bit`] of each ASCII code unit.
+const ASCII_BITS: [u64; 128] = {
+    let mut bits = [0; 128];
+    let mut unit = 0;
+    while unit < 128 {
+        bits[unit] = unit_bit(unit as u16);
+        unit += 1;
+    }
+    bits
+};
+
+/// [`unit_mask`] and [`pair_mask`] of ASCII bytes, in one pass with the
+/// unit bits looked up.
+fn ascii_masks(bytes: &[u8]) -> (u64, u64) {
+    let units = bytes
+        .iter()
+        .fold(0, |mask, byte| mask | ASCII_BITS[usize::from(byte & 0x7F)]);
+    (units, pair_mask(bytes))
+}
+
 /// A stored field and its [`unit_mask`] and [`pair_mask`].
 type Stored = (Field, (u64, u64));
 
@@ -202,8 +222,7 @@ impl Arenas {
             let start = self.ascii.len();
             self.ascii
                 .extend(units.iter().map(|unit| (*unit as u8).to_ascii_lowercase()));
-            let lower = &self.ascii[start..];
-            let masks = (unit_mask(lower), pair_mask(lower));
+            let masks = ascii_masks(&self.ascii[start..]);
             return (Field::Ascii(start as u32, self.ascii.len() as u32), masks);
         }
         let lower = to_lower(units);
@@ -569,6 +588,31 @@ mod tests {
 
     fn score_of(field: &[u16], query: &[u16]) -> Option<u32> {
         score(field, query, 0, |from| find(field, query, from))
+    }
+
+    proptest::proptest! {
+        /// The ASCII fast path of [`Arenas::store`] lower-cases and
+        /// summarizes exactly as the full Unicode path does.
+        #[test]
+        fn stored_fields_are_the_unicode_lower_case(
+            units in proptest::collection::vec(
+                proptest::prop_oneof![3 => 0u16..0x80, 1 => proptest::num::u16::ANY],
+                0..40,
+            )
+        ) {
+            let mut arenas = Arenas::default();
+            let (field, masks) = arenas.store(&units);
+            let stored: Vec<u16> = match field {
+                Field::Ascii(start, end) => arenas.ascii[start as usize..end as usize]
+                    .iter()
+                    .map(|byte| u16::from(*byte))
+                    .collect(),
+                Field::Wide(start, end) => arenas.wide[start as usize..end as usize].to_vec(),
+            };
+            let lower = to_lower(&units);
+            proptest::prop_assert_eq!(&stored, &lower);
+            proptest::prop_assert_eq!(masks, (unit_mask(&lower), pair_mask(&lower)));
+        }
     }
 
     #[test]

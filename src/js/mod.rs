@@ -130,6 +130,10 @@ impl JsString {
     /// True when the string is `text` (compared without allocating).
     pub fn is(&self, text: &str) -> bool {
         let units = self.units();
+        // UTF-16 is never longer than UTF-8: most mismatches end here.
+        if units.len() > text.len() {
+            return false;
+        }
         if text.is_ascii() {
             units.len() == text.len()
                 && units

@@ -82,7 +82,9 @@ pub fn handle_taking(generation: Generation, op: &str, input: &mut Json) -> Outc
         "candidates/remote" => true,
         _ => return handle_in(generation, op, input),
     };
-    let sessions = match input {
+    // The listing is taken apart where it lies: its strings move into the
+    // index, the emptied entries stay in `input` to be dropped later.
+    let mut sessions = match input {
         Json::Object(members) => members
             .iter_mut()
             .rev()
@@ -90,8 +92,12 @@ pub fn handle_taking(generation: Generation, op: &str, input: &mut Json) -> Outc
             .map(|(_, value)| std::mem::replace(value, Json::Null)),
         _ => None,
     };
-    candidates_op(generation, input, remote, Listing::Owned(sessions))
-        .map_or_else(|failure| failure, Outcome::Output)
+    let answer = candidates_op(generation, input, remote, Listing::Taken(sessions.as_mut()));
+    // Back in (emptied, and last): dropped with the request, after answering.
+    if let (Json::Object(members), Some(sessions)) = (input, sessions) {
+        members.push((JsString::from("sessions"), sessions));
+    }
+    answer.map_or_else(|failure| failure, Outcome::Output)
 }
 
 type Answer = Result<Json, Outcome>;
@@ -275,14 +281,14 @@ fn pre_step_op(generation: Generation, input: &Json) -> Answer {
 }
 
 /// Where the protocol's session listing comes from: the request's
-/// `sessions`, read in place, or already taken out of it.
+/// `sessions`, read in place, or taken out of it to be taken apart.
 enum Listing<'a> {
     Borrowed(&'a Json),
-    Owned(Option<Json>),
+    Taken(Option<&'a mut Json>),
 }
 
 /// The protocol's session listing: `[{id, cwd?, createdAt, title?, subagentLabel?}]`.
-/// An owned listing is taken apart, its strings moved into the records.
+/// A taken listing is taken apart, its strings moved into the records.
 fn session_records(listing: Listing<'_>) -> Result<Vec<SessionRecord>, Outcome> {
     let not_array = || Outcome::internal("input.sessions must be an array");
     let no_id = || Outcome::internal("a session has no string id");
@@ -306,11 +312,11 @@ fn session_records(listing: Listing<'_>) -> Result<Vec<SessionRecord>, Outcome> 
                 })
                 .collect()
         }
-        Listing::Owned(Some(Json::Array(entries))) => entries
-            .into_iter()
-            .map(|mut entry| {
+        Listing::Taken(Some(Json::Array(entries))) => entries
+            .iter_mut()
+            .map(|entry| {
                 // The last member of a name, as `JSON.parse` keeps it.
-                let mut take = |name: &str| match &mut entry {
+                let mut take = |name: &str| match &mut *entry {
                     Json::Object(members) => members
                         .iter_mut()
                         .rev()
@@ -331,7 +337,7 @@ fn session_records(listing: Listing<'_>) -> Result<Vec<SessionRecord>, Outcome> 
                 })
             })
             .collect(),
-        Listing::Owned(_) => Err(not_array()),
+        Listing::Taken(_) => Err(not_array()),
     }
 }
 

@@ -176,7 +176,7 @@ fn hex_digit(byte: u8) -> Option<u16> {
 /// which the compiler vectorizes.
 fn has_control(bytes: &[u8]) -> bool {
     let mut chunks = bytes.chunks_exact(16);
-    let found = (&mut chunks).any(|chunk| chunk.iter().fold(false, |any, &b| any | (b < 0x20)));
+    let found = chunks.any(|chunk| chunk.iter().fold(false, |any, &b| any | (b < 0x20)));
     found || chunks.remainder().iter().any(|&b| b < 0x20)
 }
 
@@ -185,7 +185,7 @@ fn has_control(bytes: &[u8]) -> bool {
 fn is_printable_ascii(bytes: &[u8]) -> bool {
     let printable = |byte: u8| byte.wrapping_sub(0x20) < 0x60;
     let mut chunks = bytes.chunks_exact(16);
-    (&mut chunks).all(|chunk| chunk.iter().fold(true, |all, &b| all & printable(b)))
+    chunks.all(|chunk| chunk.iter().fold(true, |all, &b| all & printable(b)))
         && chunks.remainder().iter().all(|&b| printable(b))
 }
 

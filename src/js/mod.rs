@@ -129,20 +129,16 @@ impl JsString {
 
     /// True when the string is `text` (compared without allocating).
     pub fn is(&self, text: &str) -> bool {
-        let units = self.units();
-        // UTF-16 is never longer than UTF-8: most mismatches end here.
-        if units.len() > text.len() {
-            return false;
+        let (units, bytes) = (self.units(), text.as_bytes());
+        if units.len() == bytes.len() && units.iter().zip(bytes).all(|(u, b)| *u == u16::from(*b)) {
+            // A unit for each byte: the same string if the bytes are ASCII
+            // (a multi-byte character is fewer units than bytes).
+            return bytes.is_ascii();
         }
-        if text.is_ascii() {
-            units.len() == text.len()
-                && units
-                    .iter()
-                    .zip(text.bytes())
-                    .all(|(unit, byte)| *unit == u16::from(byte))
-        } else {
-            units.iter().copied().eq(text.encode_utf16())
-        }
+        // Otherwise only a non-ASCII text, fewer units than bytes, can match.
+        units.len() < bytes.len()
+            && !bytes.is_ascii()
+            && units.iter().copied().eq(text.encode_utf16())
     }
 
     /// The string as Rust text when it holds no lone surrogate.

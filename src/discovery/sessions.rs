@@ -218,13 +218,18 @@ impl Arenas {
     /// lower-cased straight into the byte arena, without an intermediate
     /// string; anything else takes the full Unicode mapping ([`to_lower`]).
     fn store(&mut self, units: &[u16]) -> Stored {
-        if units.iter().all(|unit| *unit < 0x80) {
-            let start = self.ascii.len();
-            self.ascii
-                .extend(units.iter().map(|unit| (*unit as u8).to_ascii_lowercase()));
+        // Lower-cased as ASCII in the same pass that finds out whether it is.
+        let start = self.ascii.len();
+        let mut seen = 0;
+        self.ascii.extend(units.iter().map(|unit| {
+            seen |= *unit;
+            (*unit as u8).to_ascii_lowercase()
+        }));
+        if seen < 0x80 {
             let masks = ascii_masks(&self.ascii[start..]);
             return (Field::Ascii(start as u32, self.ascii.len() as u32), masks);
         }
+        self.ascii.truncate(start);
         let lower = to_lower(units);
         let masks = (unit_mask(&lower), pair_mask(&lower));
         let field = if lower.iter().all(|unit| *unit < 0x80) {

@@ -5,6 +5,11 @@
 #   benches/side-by-side.sh --full     # also upstream prepare at N = 8 000
 #                                      # (quadratic: ~20–30 s a call, 4 calls)
 #   benches/side-by-side.sh --no-memory   # skip benches/memory.sh
+#   benches/side-by-side.sh --round-trip  # only the protocol round trip:
+#                                      # benches/round-trip.mjs, the three
+#                                      # requests of issue #13 through both
+#                                      # adapter processes, best of 3 (~2 min,
+#                                      # most of it upstream's prepare)
 #
 # Ours: `cargo bench --bench NAME -- --noplot [FILTER]`, each result read
 # from <criterion home>/**/new/estimates.json (median point estimate), only
@@ -27,9 +32,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 FULL=0
 MEMORY=1
+ROUND_TRIP=0
 for arg in "$@"; do
   case "$arg" in
     --full) FULL=1 ;;
+    --round-trip) ROUND_TRIP=1 ;;
     --no-memory) MEMORY=0 ;;
     -h | --help)
       sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -55,6 +62,14 @@ for package in dsh-session-reference dsh-file-reference-local cordis; do
   [[ -f "$ADAPTER/node_modules/@deepseek-ai/$package/package.json" ]] ||
     missing "npm package @deepseek-ai/$package (run: (cd $ADAPTER && npm ci))"
 done
+if [[ $ROUND_TRIP -eq 1 ]]; then
+  # The reference adapter as `cargo run --release -- adapter` builds it, then
+  # both adapters side by side; the script prints the table and ratios.
+  cargo build --release --quiet
+  TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+  OURS="$TARGET_DIR/release/dsh-session-reference adapter" node benches/round-trip.mjs
+  exit 0
+fi
 if [[ $MEMORY -eq 1 && ! -x /usr/bin/time ]]; then
   missing "/usr/bin/time for the memory run (Debian: apt-get install -y time; or pass --no-memory)"
 fi

@@ -118,6 +118,10 @@ impl<'a> Scanner<'a> {
                 Some((label_start, label_end)) => unescape_label(&text[label_start..label_end]),
                 None => session_id.clone(),
             };
+            if references.is_empty() {
+                // Each match is replaced by text no longer than itself.
+                out.reserve_exact(text.len());
+            }
             out.extend_from_slice(&text[copied_until..matched.start]);
             out.push(AT);
             out.extend_from_slice(label.units());
@@ -232,6 +236,9 @@ fn bare_ending_at_colon(text: &[u16], colon: usize, not_before: usize) -> Option
 /// The label with each backslash escape replaced by the code point it
 /// escapes (spec `mention.parse.label-unescape`).
 fn unescape_label(raw: &[u16]) -> JsString {
+    if !raw.contains(&BACKSLASH) {
+        return JsString::from_slice(raw);
+    }
     let mut out = Vec::with_capacity(raw.len());
     let mut index = 0;
     while index < raw.len() {

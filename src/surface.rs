@@ -108,12 +108,20 @@ impl Snapshot {
 }
 
 fn event_from_json(event: &Json, generation: Generation) -> Result<SurfaceEvent, Failure> {
-    let kind = event
-        .get("type")
-        .and_then(Json::as_string)
-        .unwrap_or_default();
+    // Compared as code units: no Rust string is built for the event type.
+    let kind = event.get("type").and_then(Json::as_js_str);
+    let kind = [
+        "user/message",
+        "assistant/message",
+        "tool/result",
+        "developer/message",
+        "system/message",
+    ]
+    .into_iter()
+    .find(|name| kind.is_some_and(|kind| kind.is(name)))
+    .unwrap_or_default();
     let data = event.get("data");
-    match kind.as_str() {
+    match kind {
         "user/message" => {
             let source = data
                 .and_then(|data| data.get("source"))
@@ -146,11 +154,18 @@ fn event_from_json(event: &Json, generation: Generation) -> Result<SurfaceEvent,
 }
 
 fn classify_source(source: &Json) -> UserSource {
-    let text = |name: &str| source.get(name).and_then(Json::as_string);
-    match (text("kind").as_deref(), text("plugin").as_deref()) {
-        (Some("plugin"), Some("compact")) => UserSource::Checkpoint,
-        (Some("user"), _) => UserSource::Direct,
-        _ => UserSource::Other,
+    let is = |name: &str, value: &str| {
+        source
+            .get(name)
+            .and_then(Json::as_js_str)
+            .is_some_and(|text| text.is(value))
+    };
+    if is("kind", "plugin") && is("plugin", "compact") {
+        UserSource::Checkpoint
+    } else if is("kind", "user") {
+        UserSource::Direct
+    } else {
+        UserSource::Other
     }
 }
 
@@ -162,7 +177,12 @@ fn texts_of(content: Option<&Json>) -> Result<Vec<JsString>, Failure> {
         .ok_or_else(|| Failure::Internal("message content is not an array".to_owned()))?;
     Ok(blocks
         .iter()
-        .filter(|block| block.get("type").and_then(Json::as_string).as_deref() == Some("text"))
+        .filter(|block| {
+            block
+                .get("type")
+                .and_then(Json::as_js_str)
+                .is_some_and(|kind| kind.is("text"))
+        })
         .filter_map(|block| block.get("text").and_then(Json::as_js_str).cloned())
         .collect())
 }

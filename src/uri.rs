@@ -44,21 +44,52 @@ pub fn decode(uri: &[u16]) -> Result<JsString, Error> {
     decode_canonical(uri).ok_or_else(|| invalid_uri(uri))
 }
 
+/// Payloads up to this many units are decoded in stack buffers, without
+/// allocating: every session id of a mention-dense text is one.
+const SHORT_PAYLOAD: usize = 128;
+
 fn decode_canonical(uri: &[u16]) -> Option<JsString> {
     let payload = uri.strip_prefix(&SCHEME_UNITS[..])?;
     if payload.is_empty() || !payload.iter().all(|unit| is_payload_unit(*unit)) {
         return None;
     }
-    let payload: Vec<u8> = payload.iter().map(|unit| *unit as u8).collect();
-    // Strict base64url: a length of 1 mod 4 or non-zero trailing bits can
-    // only come from a non-canonical payload, so rejecting them here agrees
-    // with upstream's lenient decode followed by its re-encode comparison.
-    let literal = URL_SAFE_NO_PAD.decode(payload).ok()?;
-    let text = std::str::from_utf8(&literal).ok()?;
+    if payload.len() > SHORT_PAYLOAD {
+        let payload: Vec<u8> = payload.iter().map(|unit| *unit as u8).collect();
+        return literal_session_id(&URL_SAFE_NO_PAD.decode(payload).ok()?);
+    }
+    let mut bytes = [0u8; SHORT_PAYLOAD];
+    for (byte, unit) in bytes.iter_mut().zip(payload) {
+        *byte = *unit as u8;
+    }
+    // Base64 of at most 128 characters decodes to at most 96 bytes.
+    let mut literal = [0u8; SHORT_PAYLOAD / 4 * 3];
+    let length = URL_SAFE_NO_PAD
+        .decode_slice(&bytes[..payload.len()], &mut literal)
+        .ok()?;
+    literal_session_id(&literal[..length])
+}
+
+/// The session id whose `JSON.stringify` literal is exactly `literal`, the
+/// decoded payload (spec `uri.decode.canonical`). Strict base64url already
+/// rejected what could only come from a non-canonical payload (a length of
+/// 1 mod 4, non-zero trailing bits), so this agrees with upstream's lenient
+/// decode followed by its re-encode comparison.
+fn literal_session_id(literal: &[u8]) -> Option<JsString> {
+    // The common case: `"` + printable ASCII without `"` or `\` + `"` is
+    // its own canonical literal; no parse or re-quote needed.
+    if let [b'"', inner @ .., b'"'] = literal {
+        if inner
+            .iter()
+            .all(|&byte| (0x20..0x7F).contains(&byte) && byte != b'"' && byte != b'\\')
+        {
+            return Some(JsString::from_latin1(inner));
+        }
+    }
+    let text = std::str::from_utf8(literal).ok()?;
     let Json::String(session_id) = json::parse(text).ok()? else {
         return None;
     };
-    (json::quote(session_id.units()).as_bytes() == literal.as_slice()).then_some(session_id)
+    (json::quote(session_id.units()).as_bytes() == literal).then_some(session_id)
 }
 
 /// Upstream's message: `invalid session reference URI ` + `JSON.stringify(uri)`.

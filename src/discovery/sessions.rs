@@ -159,7 +159,7 @@ impl Unit for u16 {
 
 /// The bit standing for one code unit: letters and digits get bits of their
 /// own, everything else shares the rest.
-fn unit_bit(unit: u16) -> u64 {
+const fn unit_bit(unit: u16) -> u64 {
     let bit = match unit {
         0x61..=0x7A => unit - 0x61,
         0x30..=0x39 => 26 + unit - 0x30,
@@ -169,16 +169,80 @@ fn unit_bit(unit: u16) -> u64 {
 }
 
 /// A 64-bit summary of the code units of `units`.
-fn unit_mask(units: &[u16]) -> u64 {
-    units.iter().fold(0, |mask, unit| mask | unit_bit(*unit))
+fn unit_mask<T: Copy + Into<u16>>(units: &[T]) -> u64 {
+    units
+        .iter()
+        .fold(0, |mask, unit| mask | unit_bit((*unit).into()))
 }
 
 /// A 64-bit summary of the adjacent pairs of code units of `units`: a
 /// string containing a pair the summary lacks cannot be a substring.
-fn pair_mask(units: &[u16]) -> u64 {
+fn pair_mask<T: Copy + Into<u32>>(units: &[T]) -> u64 {
     units.windows(2).fold(0, |mask, pair| {
-        mask | 1 << ((u32::from(pair[0]).wrapping_mul(31) ^ u32::from(pair[1])) & 63)
+        mask | 1 << ((pair[0].into().wrapping_mul(31) ^ pair[1].into()) & 63)
     })
+}
+
+/// [`unit_bit`] of each ASCII code unit.
+const ASCII_BITS: [u64; 128] = {
+    let mut bits = [0; 128];
+    let mut unit = 0;
+    while unit < 128 {
+        bits[unit] = unit_bit(unit as u16);
+        unit += 1;
+    }
+    bits
+};
+
+/// [`unit_mask`] and [`pair_mask`] of ASCII bytes, in one pass with the
+/// unit bits looked up.
+fn ascii_masks(bytes: &[u8]) -> (u64, u64) {
+    let units = bytes
+        .iter()
+        .fold(0, |mask, byte| mask | ASCII_BITS[usize::from(byte & 0x7F)]);
+    (units, pair_mask(bytes))
+}
+
+/// A stored field and its [`unit_mask`] and [`pair_mask`].
+type Stored = (Field, (u64, u64));
+
+/// The two arenas the index's lower-cased fields live in.
+#[derive(Default)]
+struct Arenas {
+    ascii: Vec<u8>,
+    wide: Vec<u16>,
+}
+
+impl Arenas {
+    /// Lower-cases `units` into an arena. ASCII text (the common case) is
+    /// lower-cased straight into the byte arena, without an intermediate
+    /// string; anything else takes the full Unicode mapping ([`to_lower`]).
+    fn store(&mut self, units: &[u16]) -> Stored {
+        // Lower-cased as ASCII in the same pass that finds out whether it is.
+        let start = self.ascii.len();
+        let mut seen = 0;
+        self.ascii.extend(units.iter().map(|unit| {
+            seen |= *unit;
+            (*unit as u8).to_ascii_lowercase()
+        }));
+        if seen < 0x80 {
+            let masks = ascii_masks(&self.ascii[start..]);
+            return (Field::Ascii(start as u32, self.ascii.len() as u32), masks);
+        }
+        self.ascii.truncate(start);
+        let lower = to_lower(units);
+        let masks = (unit_mask(&lower), pair_mask(&lower));
+        let field = if lower.iter().all(|unit| *unit < 0x80) {
+            let start = self.ascii.len() as u32;
+            self.ascii.extend(lower.iter().map(|unit| *unit as u8));
+            Field::Ascii(start, self.ascii.len() as u32)
+        } else {
+            let start = self.wide.len() as u32;
+            self.wide.extend_from_slice(&lower);
+            Field::Wide(start, self.wide.len() as u32)
+        };
+        (field, masks)
+    }
 }
 
 /// A listing prepared for queries: every field lower-cased once into one
@@ -210,23 +274,14 @@ type Hit = (u8, Reverse<u32>, u32);
 const SUBSEQUENCE_ONLY: u32 = u32::MAX;
 
 impl CandidateIndex {
-    /// Indexes a listing given in creation (listing) order.
+    /// Indexes a listing given in creation (listing) order, in one pass:
+    /// each id and label is lower-cased once, the display title only when it
+    /// differs from the label (a subagent's), and a working directory once
+    /// per group of records sharing it.
     pub fn new(records: Vec<SessionRecord>) -> CandidateIndex {
-        let (mut ascii, mut wide) = (Vec::new(), Vec::new());
-        let mut store = |units: &[u16]| {
-            let lower = to_lower(units);
-            let field = if lower.iter().all(|unit| *unit < 0x80) {
-                let start = ascii.len() as u32;
-                ascii.extend(lower.iter().map(|unit| *unit as u8));
-                Field::Ascii(start, ascii.len() as u32)
-            } else {
-                let start = wide.len() as u32;
-                wide.extend_from_slice(&lower);
-                Field::Wide(start, wide.len() as u32)
-            };
-            (field, (unit_mask(&lower), pair_mask(&lower)))
-        };
-        let mut groups = std::collections::HashMap::new();
+        let mut arenas = Arenas::default();
+        let mut groups: std::collections::HashMap<JsString, u32> = std::collections::HashMap::new();
+        let mut group_cwd: Vec<Stored> = Vec::new();
         let mut members: Vec<Vec<u32>> = Vec::new();
         let mut without_cwd = Vec::new();
         let mut entries = Vec::with_capacity(records.len());
@@ -234,28 +289,36 @@ impl CandidateIndex {
         let mut pairs = Vec::with_capacity(records.len());
         let mut group_of = Vec::with_capacity(records.len());
         for (index, record) in records.iter().enumerate() {
-            let (id, id_units) = store(record.id.units());
-            let (label, label_units) = store(record.label().units());
-            let (display_title, display_units) = store(record.display_title().units());
-            let (cwd, cwd_units) = match &record.cwd {
-                Some(cwd) => {
-                    let (range, units) = store(cwd.units());
-                    (Some(range), units)
-                }
-                None => (None, (0, 0)),
+            let (id, id_units) = arenas.store(record.id.units());
+            let (label, label_units) = arenas.store(record.label().units());
+            let (display_title, display_units) = match &record.subagent_label {
+                Some(subagent_label) => arenas.store(subagent_label.units()),
+                None => (label, label_units),
             };
             let group = record.cwd.as_ref().map(|cwd| {
-                let next = groups.len() as u32;
-                let group = *groups.entry(cwd.clone()).or_insert(next);
-                if group == next {
-                    members.push(Vec::new());
-                }
+                let group = match groups.get(cwd) {
+                    Some(group) => *group,
+                    None => {
+                        let group = groups.len() as u32;
+                        groups.insert(cwd.clone(), group);
+                        group_cwd.push(arenas.store(cwd.units()));
+                        members.push(Vec::new());
+                        group
+                    }
+                };
                 members[group as usize].push(index as u32);
                 group
             });
-            if group.is_none() {
-                without_cwd.push(index as u32);
-            }
+            let (cwd, cwd_units) = match group {
+                Some(group) => {
+                    let (field, masks) = group_cwd[group as usize];
+                    (Some(field), masks)
+                }
+                None => {
+                    without_cwd.push(index as u32);
+                    (None, (0, 0))
+                }
+            };
             entries.push(Entry {
                 id,
                 cwd,
@@ -268,8 +331,8 @@ impl CandidateIndex {
         }
         CandidateIndex {
             records,
-            ascii,
-            wide,
+            ascii: arenas.ascii,
+            wide: arenas.wide,
             entries,
             units,
             pairs,
@@ -530,6 +593,31 @@ mod tests {
 
     fn score_of(field: &[u16], query: &[u16]) -> Option<u32> {
         score(field, query, 0, |from| find(field, query, from))
+    }
+
+    proptest::proptest! {
+        /// The ASCII fast path of [`Arenas::store`] lower-cases and
+        /// summarizes exactly as the full Unicode path does.
+        #[test]
+        fn stored_fields_are_the_unicode_lower_case(
+            units in proptest::collection::vec(
+                proptest::prop_oneof![3 => 0u16..0x80, 1 => proptest::num::u16::ANY],
+                0..40,
+            )
+        ) {
+            let mut arenas = Arenas::default();
+            let (field, masks) = arenas.store(&units);
+            let stored: Vec<u16> = match field {
+                Field::Ascii(start, end) => arenas.ascii[start as usize..end as usize]
+                    .iter()
+                    .map(|byte| u16::from(*byte))
+                    .collect(),
+                Field::Wide(start, end) => arenas.wide[start as usize..end as usize].to_vec(),
+            };
+            let lower = to_lower(&units);
+            proptest::prop_assert_eq!(&stored, &lower);
+            proptest::prop_assert_eq!(masks, (unit_mask(&lower), pair_mask(&lower)));
+        }
     }
 
     #[test]

@@ -62,11 +62,10 @@ impl Json {
         let Json::Object(members) = self else {
             return None;
         };
-        let key: Vec<u16> = key.encode_utf16().collect();
         members
             .iter()
             .rev()
-            .find(|(name, _)| name.units() == key.as_slice())
+            .find(|(name, _)| name.is(key))
             .map(|(_, value)| value)
     }
 
@@ -129,11 +128,19 @@ impl std::error::Error for ParseError {}
 
 /// Parses one JSON text (RFC 8259, as `JSON.parse` reads it: whitespace is
 /// only space, tab, LF and CR; `\u` escapes may produce lone surrogates).
+///
+/// Built for protocol messages of megabytes: string content is found a run
+/// at a time (`memchr` for `"` and `\`), ASCII runs are widened to code
+/// units in bulk and only non-ASCII runs are decoded; short integers are
+/// read without float parsing; the members and items of a container are
+/// gathered on shared stacks and moved into one exactly sized vector each.
 pub fn parse(text: &str) -> Result<Json, ParseError> {
     let mut parser = Parser {
         bytes: text.as_bytes(),
         text,
         pos: 0,
+        items: Vec::new(),
+        members: Vec::new(),
     };
     parser.skip_whitespace();
     let value = parser.value(0)?;
@@ -148,6 +155,38 @@ struct Parser<'a> {
     bytes: &'a [u8],
     text: &'a str,
     pos: usize,
+    /// Items of the arrays being read, innermost last.
+    items: Vec<Json>,
+    /// Members of the objects being read, innermost last.
+    members: Vec<(JsString, Json)>,
+}
+
+/// The value of one hexadecimal digit.
+fn hex_digit(byte: u8) -> Option<u16> {
+    match byte {
+        b'0'..=b'9' => Some(u16::from(byte - b'0')),
+        b'a'..=b'f' => Some(u16::from(byte - b'a' + 10)),
+        b'A'..=b'F' => Some(u16::from(byte - b'A' + 10)),
+        _ => None,
+    }
+}
+
+/// True when `bytes` holds a control character (below U+0020), which a JSON
+/// string may not contain raw. Tested 16 bytes at a time without branches,
+/// which the compiler vectorizes.
+fn has_control(bytes: &[u8]) -> bool {
+    let mut chunks = bytes.chunks_exact(16);
+    let found = chunks.any(|chunk| chunk.iter().fold(false, |any, &b| any | (b < 0x20)));
+    found || chunks.remainder().iter().any(|&b| b < 0x20)
+}
+
+/// True when every byte of `bytes` is printable ASCII (U+0020..U+007F),
+/// tested 16 bytes at a time without branches.
+fn is_printable_ascii(bytes: &[u8]) -> bool {
+    let printable = |byte: u8| byte.wrapping_sub(0x20) < 0x60;
+    let mut chunks = bytes.chunks_exact(16);
+    chunks.all(|chunk| chunk.iter().fold(true, |all, &b| all & printable(b)))
+        && chunks.remainder().iter().all(|&b| printable(b))
 }
 
 impl Parser<'_> {
@@ -192,21 +231,22 @@ impl Parser<'_> {
             return Err(self.error("nesting too deep"));
         }
         self.pos += 1;
-        let mut items = Vec::new();
         self.skip_whitespace();
         if self.bytes.get(self.pos) == Some(&b']') {
             self.pos += 1;
-            return Ok(Json::Array(items));
+            return Ok(Json::Array(Vec::new()));
         }
+        let base = self.items.len();
         loop {
             self.skip_whitespace();
-            items.push(self.value(depth)?);
+            let item = self.value(depth)?;
+            self.items.push(item);
             self.skip_whitespace();
             match self.bytes.get(self.pos) {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
-                    return Ok(Json::Array(items));
+                    return Ok(Json::Array(self.items.drain(base..).collect()));
                 }
                 _ => return Err(self.error("expected ',' or ']'")),
             }
@@ -218,12 +258,12 @@ impl Parser<'_> {
             return Err(self.error("nesting too deep"));
         }
         self.pos += 1;
-        let mut members = Vec::new();
         self.skip_whitespace();
         if self.bytes.get(self.pos) == Some(&b'}') {
             self.pos += 1;
-            return Ok(Json::Object(members));
+            return Ok(Json::Object(Vec::new()));
         }
+        let base = self.members.len();
         loop {
             self.skip_whitespace();
             if self.bytes.get(self.pos) != Some(&b'"') {
@@ -237,52 +277,68 @@ impl Parser<'_> {
             self.pos += 1;
             self.skip_whitespace();
             let value = self.value(depth)?;
-            members.push((key, value));
+            self.members.push((key, value));
             self.skip_whitespace();
             match self.bytes.get(self.pos) {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    return Ok(Json::Object(members));
+                    return Ok(Json::Object(self.members.drain(base..).collect()));
                 }
                 _ => return Err(self.error("expected ',' or '}'")),
             }
         }
     }
 
-    fn number(&mut self) -> Result<Json, ParseError> {
-        let start = self.pos;
-        let digits = |parser: &mut Self| {
-            let from = parser.pos;
-            while parser.bytes.get(parser.pos).is_some_and(u8::is_ascii_digit) {
-                parser.pos += 1;
-            }
-            parser.pos - from
-        };
-        if self.bytes.get(self.pos) == Some(&b'-') {
+    /// Skips ASCII digits; returns how many.
+    fn digits(&mut self) -> usize {
+        let from = self.pos;
+        while self.bytes.get(self.pos).is_some_and(u8::is_ascii_digit) {
             self.pos += 1;
         }
+        self.pos - from
+    }
+
+    fn number(&mut self) -> Result<Json, ParseError> {
+        let start = self.pos;
+        let negative = self.bytes.get(self.pos) == Some(&b'-');
+        if negative {
+            self.pos += 1;
+        }
+        let integer_start = self.pos;
         match self.bytes.get(self.pos) {
             Some(b'0') => self.pos += 1,
             Some(b'1'..=b'9') => {
-                digits(self);
+                self.digits();
             }
             _ => return Err(self.error("invalid number")),
         }
+        let integer_end = self.pos;
+        let mut integral = true;
         if self.bytes.get(self.pos) == Some(&b'.') {
+            integral = false;
             self.pos += 1;
-            if digits(self) == 0 {
+            if self.digits() == 0 {
                 return Err(self.error("invalid number"));
             }
         }
         if let Some(b'e' | b'E') = self.bytes.get(self.pos) {
+            integral = false;
             self.pos += 1;
             if let Some(b'+' | b'-') = self.bytes.get(self.pos) {
                 self.pos += 1;
             }
-            if digits(self) == 0 {
+            if self.digits() == 0 {
                 return Err(self.error("invalid number"));
             }
+        }
+        // Up to 15 digits the integer is below 2^53, so exact as a double.
+        if integral && integer_end - integer_start <= 15 {
+            let magnitude = self.bytes[integer_start..integer_end]
+                .iter()
+                .fold(0u64, |value, digit| value * 10 + u64::from(digit - b'0'));
+            let value = magnitude as f64;
+            return Ok(Json::Number(if negative { -value } else { value }));
         }
         // Rust's float parsing is correctly rounded, as ECMAScript requires.
         self.text[start..self.pos]
@@ -293,23 +349,46 @@ impl Parser<'_> {
 
     fn string(&mut self) -> Result<JsString, ParseError> {
         self.pos += 1;
-        let mut units = Vec::new();
-        loop {
-            let run_start = self.pos;
-            while let Some(&byte) = self.bytes.get(self.pos) {
-                if byte == b'"' || byte == b'\\' || byte < 0x20 {
-                    break;
-                }
-                self.pos += 1;
+        // Most strings are printable ASCII without escapes: one scan finds
+        // the closing quote, one checks the run, one widens it.
+        let rest = &self.bytes[self.pos..];
+        if let Some(end) = memchr::memchr2(b'"', b'\\', rest) {
+            let run = &rest[..end];
+            if rest[end] == b'"' && is_printable_ascii(run) {
+                self.pos += end + 1;
+                return Ok(JsString::from_latin1(run));
             }
-            units.extend(self.text[run_start..self.pos].encode_utf16());
+        }
+        let mut units: Vec<u16> = Vec::new();
+        loop {
+            let start = self.pos;
+            let rest = &self.bytes[start..];
+            let run_len = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+            let run = &rest[..run_len];
+            if has_control(run) {
+                self.pos += run.iter().position(|&b| b < 0x20).unwrap_or(0);
+                return Err(self.error("control character in string"));
+            }
+            if units.capacity() == 0 {
+                // Most strings are one run: one allocation of the right size
+                // (a run's UTF-16 length is at most its UTF-8 length).
+                units.reserve_exact(run_len);
+            }
+            let ascii = run.iter().position(|b| !b.is_ascii()).unwrap_or(run_len);
+            units.extend(run[..ascii].iter().map(|&b| u16::from(b)));
+            if ascii < run_len {
+                // `"` and `\` are ASCII, so the run ends on a character
+                // boundary; so does its ASCII prefix.
+                units.extend(self.text[start + ascii..start + run_len].encode_utf16());
+            }
+            self.pos += run_len;
             match self.bytes.get(self.pos) {
                 None => return Err(self.error("unterminated string")),
                 Some(b'"') => {
                     self.pos += 1;
                     return Ok(JsString::from_units(units));
                 }
-                Some(b'\\') => {
+                _ => {
                     self.pos += 1;
                     let unit = match self.bytes.get(self.pos) {
                         Some(b'"') => 0x22,
@@ -324,9 +403,11 @@ impl Parser<'_> {
                             let hex = self
                                 .bytes
                                 .get(self.pos + 1..self.pos + 5)
-                                .and_then(|digits| std::str::from_utf8(digits).ok())
-                                .filter(|digits| digits.bytes().all(|b| b.is_ascii_hexdigit()))
-                                .and_then(|digits| u16::from_str_radix(digits, 16).ok())
+                                .and_then(|digits| {
+                                    digits.iter().try_fold(0u16, |value, &digit| {
+                                        Some(value << 4 | hex_digit(digit)?)
+                                    })
+                                })
                                 .ok_or_else(|| self.error("invalid \\u escape"))?;
                             self.pos += 4;
                             hex
@@ -336,7 +417,6 @@ impl Parser<'_> {
                     self.pos += 1;
                     units.push(unit);
                 }
-                Some(_) => return Err(self.error("control character in string")),
             }
         }
     }
@@ -360,6 +440,20 @@ pub fn to_wire(value: &Json) -> String {
         escapes: Escapes::Stringify,
     }
     .compact_text(value)
+}
+
+/// Appends [`to_wire`]'s text of `value` to `out`: for a protocol message
+/// that wraps a value without copying it into a new tree. The value is
+/// written as bytes and `out` checked as UTF-8 once, so this is meant for
+/// one large value a line, not many small ones.
+pub fn push_wire(value: &Json, out: &mut String) {
+    let mut bytes = std::mem::take(out).into_bytes();
+    Writer {
+        js_object_model: false,
+        escapes: Escapes::Stringify,
+    }
+    .compact(value, &mut bytes);
+    *out = into_text(bytes);
 }
 
 /// The value written exactly as it is, containers down to `expand_depth`
@@ -503,49 +597,115 @@ enum Escapes {
     NonAscii,
 }
 
-impl Writer {
-    fn members<'a>(&self, members: &'a [(JsString, Json)]) -> Vec<(&'a JsString, &'a Json)> {
-        if self.js_object_model {
-            js_object_members(members)
-        } else {
-            members.iter().map(|(key, value)| (key, value)).collect()
+/// Where a writer puts its text: a `String`, or bytes that become one at the
+/// end. The bytes are the fast path: runs of ASCII code units are narrowed
+/// straight into them, where a `String` needs each run checked as UTF-8.
+trait Sink {
+    fn push_str(&mut self, text: &str);
+    fn push_char(&mut self, ch: char);
+    /// Appends bytes that are all ASCII.
+    fn push_ascii(&mut self, bytes: &[u8]);
+    /// Appends code units that are all [`is_plain`] (so ASCII).
+    fn push_plain(&mut self, run: &[u16]);
+}
+
+impl Sink for Vec<u8> {
+    fn push_str(&mut self, text: &str) {
+        self.extend_from_slice(text.as_bytes());
+    }
+
+    fn push_char(&mut self, ch: char) {
+        let mut buffer = [0u8; 4];
+        self.extend_from_slice(ch.encode_utf8(&mut buffer).as_bytes());
+    }
+
+    fn push_ascii(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+
+    fn push_plain(&mut self, run: &[u16]) {
+        self.extend(run.iter().map(|unit| *unit as u8));
+    }
+}
+
+impl Sink for String {
+    fn push_str(&mut self, text: &str) {
+        String::push_str(self, text);
+    }
+
+    fn push_char(&mut self, ch: char) {
+        self.push(ch);
+    }
+
+    fn push_ascii(&mut self, bytes: &[u8]) {
+        // ASCII is always valid UTF-8.
+        String::push_str(self, std::str::from_utf8(bytes).unwrap_or_default());
+    }
+
+    fn push_plain(&mut self, run: &[u16]) {
+        let mut buffer = [0u8; 64];
+        for chunk in run.chunks(buffer.len()) {
+            for (byte, unit) in buffer.iter_mut().zip(chunk) {
+                *byte = *unit as u8;
+            }
+            self.push_ascii(&buffer[..chunk.len()]);
         }
     }
+}
 
-    /// [`Writer::compact`] into a new string.
+/// The text a writer wrote as bytes. Writers only ever write UTF-8, so the
+/// lossy branch is never taken; it keeps this free of panics.
+fn into_text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+}
+
+impl Writer {
+    /// [`Writer::compact`] into a new string, written as bytes.
     fn compact_text(&self, value: &Json) -> String {
-        let mut out = String::new();
+        let mut out = Vec::new();
         self.compact(value, &mut out);
-        out
+        into_text(out)
     }
 
-    fn compact(&self, value: &Json, out: &mut String) {
+    fn compact_members<'a, S: Sink>(
+        &self,
+        members: impl IntoIterator<Item = (&'a JsString, &'a Json)>,
+        out: &mut S,
+    ) {
+        out.push_ascii(b"{");
+        for (index, (key, item)) in members.into_iter().enumerate() {
+            if index > 0 {
+                out.push_ascii(b",");
+            }
+            write_string(key.units(), self.escapes, out);
+            out.push_ascii(b":");
+            self.compact(item, out);
+        }
+        out.push_ascii(b"}");
+    }
+
+    fn compact<S: Sink>(&self, value: &Json, out: &mut S) {
         match value {
             Json::Array(items) => {
-                out.push('[');
+                out.push_ascii(b"[");
                 for (index, item) in items.iter().enumerate() {
                     if index > 0 {
-                        out.push(',');
+                        out.push_ascii(b",");
                     }
                     self.compact(item, out);
                 }
-                out.push(']');
+                out.push_ascii(b"]");
+            }
+            Json::Object(members) if self.js_object_model => {
+                self.compact_members(js_object_members(members), out)
             }
             Json::Object(members) => {
-                out.push('{');
-                for (index, (key, item)) in self.members(members).into_iter().enumerate() {
-                    if index > 0 {
-                        out.push(',');
-                    }
-                    write_string(key.units(), self.escapes, out);
-                    out.push(':');
-                    self.compact(item, out);
-                }
-                out.push('}');
+                self.compact_members(members.iter().map(|(key, item)| (key, item)), out)
             }
-            Json::Null => out.push_str("null"),
-            Json::Bool(true) => out.push_str("true"),
-            Json::Bool(false) => out.push_str("false"),
+            Json::Null => out.push_ascii(b"null"),
+            Json::Bool(true) => out.push_ascii(b"true"),
+            Json::Bool(false) => out.push_ascii(b"false"),
             Json::Number(number) if self.js_object_model => write_number(*number, out),
             Json::Number(number) => write_number_exact(*number, out),
             Json::String(text) => write_string(text.units(), self.escapes, out),
@@ -637,25 +797,48 @@ fn array_index(key: &[u16]) -> Option<u32> {
 
 /// ECMAScript `Number::toString`, and `null` for non-finite values as
 /// `JSON.stringify` writes them (spec `json.stringify.numbers`).
-fn write_number(number: f64, out: &mut String) {
+fn write_number<S: Sink>(number: f64, out: &mut S) {
     if !number.is_finite() {
-        out.push_str("null");
+        out.push_ascii(b"null");
     } else if number == 0.0 {
-        out.push('0');
+        out.push_ascii(b"0");
+    } else if number.fract() == 0.0 && number.abs() < 1e15 {
+        // `Number::toString` writes an integer below 10^21 as its digits;
+        // below 10^15 it converts to `i64` exactly.
+        push_integer(number as i64, out);
     } else {
         out.push_str(ryu_js::Buffer::new().format_finite(number));
     }
+}
+
+/// The decimal digits of `value`, with `-` when negative.
+fn push_integer<S: Sink>(value: i64, out: &mut S) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    let mut rest = value.unsigned_abs();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if value < 0 {
+        out.push_ascii(b"-");
+    }
+    out.push_ascii(&digits[start..]);
 }
 
 /// A number spelled so that reading it back gives the same double: `-0`
 /// keeps its sign and infinities (from literals too large for a double) are
 /// written as literals that overflow again. For [`to_wire`] and
 /// [`to_pretty`], which must not change what a peer's `JSON.parse` builds.
-fn write_number_exact(number: f64, out: &mut String) {
+fn write_number_exact<S: Sink>(number: f64, out: &mut S) {
     if number.is_infinite() {
-        out.push_str(if number > 0.0 { "1e999" } else { "-1e999" });
+        out.push_ascii(if number > 0.0 { b"1e999" } else { b"-1e999" });
     } else if number == 0.0 && number.is_sign_negative() {
-        out.push_str("-0");
+        out.push_ascii(b"-0");
     } else {
         write_number(number, out);
     }
@@ -686,26 +869,59 @@ fn is_invisible(unit: u16) -> bool {
     )
 }
 
-fn push_unicode_escape(unit: u16, out: &mut String) {
-    out.push_str(&format!("\\u{unit:04x}"));
+fn push_unicode_escape<S: Sink>(unit: u16, out: &mut S) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let nibble = |shift: u16| HEX[usize::from(unit >> shift & 0xF)];
+    out.push_ascii(&[b'\\', b'u', nibble(12), nibble(8), nibble(4), nibble(0)]);
+}
+
+/// A code unit every writer spells as itself, one ASCII byte: printable
+/// ASCII but `"` and `\` (U+007F is escaped for readers, so not here).
+fn is_plain(unit: u16) -> bool {
+    (0x20..0x7F).contains(&unit) && unit != 0x22 && unit != 0x5C
+}
+
+/// How many code units at the start of `units` are [`is_plain`]: tested 16
+/// at a time with a branch-free fold the compiler vectorizes, then one by
+/// one.
+fn plain_run(units: &[u16]) -> usize {
+    const CHUNK: usize = 16;
+    let mut length = 0;
+    for chunk in units.chunks_exact(CHUNK) {
+        if !chunk.iter().fold(true, |all, &unit| all & is_plain(unit)) {
+            break;
+        }
+        length += CHUNK;
+    }
+    length
+        + units[length..]
+            .iter()
+            .position(|&unit| !is_plain(unit))
+            .unwrap_or(units.len() - length)
 }
 
 /// `JSON.stringify`'s `QuoteJSONString` (ES2019+, well-formed): short
 /// escapes, other controls and lone surrogates as lowercase `\u` escapes,
-/// everything else raw.
-fn write_string(units: &[u16], escapes: Escapes, out: &mut String) {
-    out.push('"');
+/// everything else raw. Runs of plain ASCII are copied in bulk.
+fn write_string<S: Sink>(units: &[u16], escapes: Escapes, out: &mut S) {
+    out.push_ascii(b"\"");
     let mut index = 0;
     while index < units.len() {
+        let run = plain_run(&units[index..]);
+        if run > 0 {
+            out.push_plain(&units[index..index + run]);
+            index += run;
+            continue;
+        }
         let unit = units[index];
         match unit {
-            0x22 => out.push_str("\\\""),
-            0x5C => out.push_str("\\\\"),
-            0x08 => out.push_str("\\b"),
-            0x0C => out.push_str("\\f"),
-            0x0A => out.push_str("\\n"),
-            0x0D => out.push_str("\\r"),
-            0x09 => out.push_str("\\t"),
+            0x22 => out.push_ascii(b"\\\""),
+            0x5C => out.push_ascii(b"\\\\"),
+            0x08 => out.push_ascii(b"\\b"),
+            0x0C => out.push_ascii(b"\\f"),
+            0x0A => out.push_ascii(b"\\n"),
+            0x0D => out.push_ascii(b"\\r"),
+            0x09 => out.push_ascii(b"\\t"),
             0..=0x1F => push_unicode_escape(unit, out),
             0x80.. if escapes == Escapes::NonAscii => push_unicode_escape(unit, out),
             _ if is_high_surrogate(unit)
@@ -713,7 +929,7 @@ fn write_string(units: &[u16], escapes: Escapes, out: &mut String) {
             {
                 let low = units[index + 1];
                 let code = 0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
-                out.push(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER));
+                out.push_char(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER));
                 index += 1;
             }
             _ if is_high_surrogate(unit) || is_low_surrogate(unit) => {
@@ -722,11 +938,12 @@ fn write_string(units: &[u16], escapes: Escapes, out: &mut String) {
             _ if escapes == Escapes::Invisible && is_invisible(unit) => {
                 push_unicode_escape(unit, out)
             }
-            _ => out.push(char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER)),
+            _ => out
+                .push_char(char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER)),
         }
         index += 1;
     }
-    out.push('"');
+    out.push_ascii(b"\"");
 }
 
 #[cfg(test)]

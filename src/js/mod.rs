@@ -13,50 +13,153 @@ mod serde;
 use std::fmt;
 
 /// An owned JavaScript string: UTF-16 code units, lone surrogates allowed.
-#[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct JsString(Vec<u16>);
+///
+/// Strings of up to [`INLINE_UNITS`] code units (object keys, most ids and
+/// paths) are held inline, without a heap allocation: a protocol message of
+/// megabytes holds hundreds of thousands of them, and allocating and freeing
+/// each one was most of the cost of reading it. The representation is
+/// invisible: equality, order and hashing are those of the code units.
+#[derive(Clone)]
+pub struct JsString(Repr);
+
+/// Code units a [`JsString`] holds inline.
+pub const INLINE_UNITS: usize = 14;
+
+#[derive(Clone)]
+enum Repr {
+    Inline { len: u8, units: [u16; INLINE_UNITS] },
+    Heap(Vec<u16>),
+}
+
+impl Default for JsString {
+    fn default() -> Self {
+        Self(Repr::Inline {
+            len: 0,
+            units: [0; INLINE_UNITS],
+        })
+    }
+}
+
+impl PartialEq for JsString {
+    fn eq(&self, other: &Self) -> bool {
+        self.units() == other.units()
+    }
+}
+
+impl Eq for JsString {}
+
+impl std::hash::Hash for JsString {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.units().hash(state)
+    }
+}
+
+impl PartialOrd for JsString {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for JsString {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.units().cmp(other.units())
+    }
+}
 
 impl JsString {
     /// Wraps code units as they are.
     pub fn from_units(units: Vec<u16>) -> Self {
-        Self(units)
+        Self(Repr::Heap(units))
+    }
+
+    /// A copy of `units`, inline when short enough.
+    pub fn from_slice(units: &[u16]) -> Self {
+        Self::from_iter_len(units.len(), units.iter().copied())
+    }
+
+    /// The string of `len` code units produced by `units`: inline (no
+    /// allocation) when `len` is at most [`INLINE_UNITS`].
+    fn from_iter_len(len: usize, units: impl Iterator<Item = u16>) -> Self {
+        if len <= INLINE_UNITS {
+            let mut inline = [0; INLINE_UNITS];
+            for (slot, unit) in inline.iter_mut().zip(units) {
+                *slot = unit;
+            }
+            Self(Repr::Inline {
+                len: len as u8,
+                units: inline,
+            })
+        } else {
+            let mut heap = Vec::with_capacity(len);
+            heap.extend(units);
+            Self(Repr::Heap(heap))
+        }
+    }
+
+    /// ASCII (or Latin-1) bytes as code units, one each.
+    pub(crate) fn from_latin1(bytes: &[u8]) -> Self {
+        Self::from_iter_len(bytes.len(), bytes.iter().map(|&byte| u16::from(byte)))
     }
 
     /// The code units.
     pub fn units(&self) -> &[u16] {
-        &self.0
+        match &self.0 {
+            Repr::Inline { len, units } => &units[..usize::from(*len)],
+            Repr::Heap(units) => units,
+        }
     }
 
     /// Consumes the string, returning its code units.
     pub fn into_units(self) -> Vec<u16> {
-        self.0
+        match self.0 {
+            Repr::Inline { .. } => self.units().to_vec(),
+            Repr::Heap(units) => units,
+        }
     }
 
     /// Number of UTF-16 code units (JavaScript `length`).
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.units().len()
     }
 
     /// True for the empty string.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.units().is_empty()
+    }
+
+    /// True when the string is `text` (compared without allocating).
+    pub fn is(&self, text: &str) -> bool {
+        let (units, bytes) = (self.units(), text.as_bytes());
+        if units.len() == bytes.len() && units.iter().zip(bytes).all(|(u, b)| *u == u16::from(*b)) {
+            // A unit for each byte: the same string if the bytes are ASCII
+            // (a multi-byte character is fewer units than bytes).
+            return bytes.is_ascii();
+        }
+        // Otherwise only a non-ASCII text, fewer units than bytes, can match.
+        units.len() < bytes.len()
+            && !bytes.is_ascii()
+            && units.iter().copied().eq(text.encode_utf16())
     }
 
     /// The string as Rust text when it holds no lone surrogate.
     pub fn to_str(&self) -> Option<String> {
-        String::from_utf16(&self.0).ok()
+        String::from_utf16(self.units()).ok()
     }
 
     /// The string as Rust text, lone surrogates replaced by U+FFFD (what
     /// Node's `Buffer.from(s, "utf8")` writes for them).
     pub fn to_string_lossy(&self) -> String {
-        String::from_utf16_lossy(&self.0)
+        String::from_utf16_lossy(self.units())
     }
 }
 
 impl From<&str> for JsString {
     fn from(text: &str) -> Self {
-        Self(text.encode_utf16().collect())
+        if text.is_ascii() {
+            Self::from_latin1(text.as_bytes())
+        } else {
+            Self::from_units(text.encode_utf16().collect())
+        }
     }
 }
 
@@ -68,7 +171,7 @@ impl From<String> for JsString {
 
 impl fmt::Debug for JsString {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&json::quote_visible(&self.0))
+        f.write_str(&json::quote_visible(self.units()))
     }
 }
 

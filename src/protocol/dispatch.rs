@@ -61,14 +61,42 @@ pub fn handle_in(generation: Generation, op: &str, input: &Json) -> Outcome {
         "prepare" => prepare_op(generation, input),
         "pre-step" => pre_step_op(generation, input),
         "config/check" => config_check(generation, input),
-        "candidates/list" => candidates_op(generation, input, false),
-        "candidates/remote" => candidates_op(generation, input, true),
+        "candidates/list" => candidates_op(generation, input, false, Listing::Borrowed(input)),
+        "candidates/remote" => candidates_op(generation, input, true, Listing::Borrowed(input)),
         "files/token" | "files/format" | "files/list" => crate::discovery::files::answer(op, input),
         _ => Err(Outcome::Error {
             code: UNSUPPORTED.to_owned(),
             message: format!("unknown op {op:?}"),
         }),
     };
+    answer.map_or_else(|failure| failure, Outcome::Output)
+}
+
+/// Answers one operation as `generation` behaves, free to take parts of
+/// `input` it keeps: `candidates/*` moves the session listing (100 000
+/// sessions are megabytes of strings) into its index instead of copying it.
+/// What is left of `input` is the caller's to drop, after answering.
+pub fn handle_taking(generation: Generation, op: &str, input: &mut Json) -> Outcome {
+    let remote = match op {
+        "candidates/list" => false,
+        "candidates/remote" => true,
+        _ => return handle_in(generation, op, input),
+    };
+    // The listing is taken apart where it lies: its strings move into the
+    // index, the emptied entries stay in `input` to be dropped later.
+    let mut sessions = match input {
+        Json::Object(members) => members
+            .iter_mut()
+            .rev()
+            .find(|(key, _)| key.is("sessions"))
+            .map(|(_, value)| std::mem::replace(value, Json::Null)),
+        _ => None,
+    };
+    let answer = candidates_op(generation, input, remote, Listing::Taken(sessions.as_mut()));
+    // Back in (emptied, and last): dropped with the request, after answering.
+    if let (Json::Object(members), Some(sessions)) = (input, sessions) {
+        members.push((JsString::from("sessions"), sessions));
+    }
     answer.map_or_else(|failure| failure, Outcome::Output)
 }
 
@@ -252,29 +280,75 @@ fn pre_step_op(generation: Generation, input: &Json) -> Answer {
     })
 }
 
+/// Where the protocol's session listing comes from: the request's
+/// `sessions`, read in place, or taken out of it to be taken apart.
+enum Listing<'a> {
+    Borrowed(&'a Json),
+    Taken(Option<&'a mut Json>),
+}
+
 /// The protocol's session listing: `[{id, cwd?, createdAt, title?, subagentLabel?}]`.
-fn session_records(sessions: Option<&Json>) -> Result<Vec<SessionRecord>, Outcome> {
-    let text = |entry: &Json, name: &str| entry.get(name).and_then(Json::as_js_str).cloned();
-    sessions
-        .and_then(Json::as_array)
-        .ok_or_else(|| Outcome::internal("input.sessions must be an array"))?
-        .iter()
-        .map(|entry| {
-            Ok(SessionRecord {
-                id: text(entry, "id")
-                    .ok_or_else(|| Outcome::internal("a session has no string id"))?,
-                cwd: text(entry, "cwd"),
-                created_at: entry.get("createdAt").cloned(),
-                title: text(entry, "title"),
-                subagent_label: text(entry, "subagentLabel"),
+/// A taken listing is taken apart, its strings moved into the records.
+fn session_records(listing: Listing<'_>) -> Result<Vec<SessionRecord>, Outcome> {
+    let not_array = || Outcome::internal("input.sessions must be an array");
+    let no_id = || Outcome::internal("a session has no string id");
+    match listing {
+        Listing::Borrowed(input) => {
+            let text =
+                |entry: &Json, name: &str| entry.get(name).and_then(Json::as_js_str).cloned();
+            input
+                .get("sessions")
+                .and_then(Json::as_array)
+                .ok_or_else(not_array)?
+                .iter()
+                .map(|entry| {
+                    Ok(SessionRecord {
+                        id: text(entry, "id").ok_or_else(no_id)?,
+                        cwd: text(entry, "cwd"),
+                        created_at: entry.get("createdAt").cloned(),
+                        title: text(entry, "title"),
+                        subagent_label: text(entry, "subagentLabel"),
+                    })
+                })
+                .collect()
+        }
+        Listing::Taken(Some(Json::Array(entries))) => entries
+            .iter_mut()
+            .map(|entry| {
+                // The last member of a name, as `JSON.parse` keeps it.
+                let mut take = |name: &str| match &mut *entry {
+                    Json::Object(members) => members
+                        .iter_mut()
+                        .rev()
+                        .find(|(key, _)| key.is(name))
+                        .map(|(_, value)| std::mem::replace(value, Json::Null)),
+                    _ => None,
+                };
+                let text = |value: Option<Json>| match value {
+                    Some(Json::String(text)) => Some(text),
+                    _ => None,
+                };
+                Ok(SessionRecord {
+                    id: text(take("id")).ok_or_else(no_id)?,
+                    cwd: text(take("cwd")),
+                    created_at: take("createdAt"),
+                    title: text(take("title")),
+                    subagent_label: text(take("subagentLabel")),
+                })
             })
-        })
-        .collect()
+            .collect(),
+        Listing::Taken(_) => Err(not_array()),
+    }
 }
 
 /// `candidates/list` and, with `remote`, `candidates/remote`
 /// (spec `candidates.*`).
-fn candidates_op(generation: Generation, input: &Json, remote: bool) -> Answer {
+fn candidates_op(
+    generation: Generation,
+    input: &Json,
+    remote: bool,
+    listing: Listing<'_>,
+) -> Answer {
     let config = config_of(generation, input)?;
     let limit = match input.get("limit") {
         Some(limit) if !remote => positive_safe_integer(limit).ok_or_else(|| {
@@ -293,7 +367,7 @@ fn candidates_op(generation: Generation, input: &Json, remote: bool) -> Answer {
     let agent = input.get("agent").unwrap_or(&Json::Null);
     let agent_id = string_field(agent, "id")?;
     let agent_cwd = agent.get("cwd").and_then(Json::as_js_str);
-    let index = CandidateIndex::new(session_records(input.get("sessions"))?);
+    let index = CandidateIndex::new(session_records(listing)?);
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
     let candidates = index.list(agent_id, agent_cwd, query.units(), limit, generation);
     Ok(Json::Array(

@@ -10,8 +10,8 @@ use std::io::{self, BufRead, Write};
 /// Answers requests line by line, as `generation` behaves, until `input`
 /// closes.
 pub fn serve(generation: Generation, input: impl BufRead, output: impl Write) -> io::Result<()> {
-    serve_with(input, output, |op, request_input| {
-        dispatch::handle_in(generation, op, request_input)
+    serve_taking(input, output, |op, request_input| {
+        dispatch::handle_taking(generation, op, request_input)
     })
 }
 
@@ -22,8 +22,20 @@ pub fn serve(generation: Generation, input: impl BufRead, output: impl Write) ->
 /// flushed as soon as it is written, so a runner never waits on a buffer.
 pub fn serve_with(
     input: impl BufRead,
-    mut output: impl Write,
+    output: impl Write,
     mut answer: impl FnMut(&str, &crate::Json) -> Outcome,
+) -> io::Result<()> {
+    serve_taking(input, output, |op, request_input| answer(op, request_input))
+}
+
+/// [`serve_with`] whose `answer` may take parts of the request's input
+/// (see [`dispatch::handle_taking`]). The request and its answer are
+/// dropped only after the answer is flushed: freeing a request of megabytes
+/// takes milliseconds that the runner need not wait for.
+fn serve_taking(
+    input: impl BufRead,
+    mut output: impl Write,
+    mut answer: impl FnMut(&str, &mut crate::Json) -> Outcome,
 ) -> io::Result<()> {
     for line in input.split(b'\n') {
         let line = line?;
@@ -31,21 +43,24 @@ pub fn serve_with(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let response = match std::str::from_utf8(line)
+        let mut request = std::str::from_utf8(line)
             .map_err(|_| "request is not UTF-8".to_owned())
-            .and_then(Request::from_line)
-        {
+            .and_then(Request::from_line);
+        let response = match &mut request {
             Ok(request) => Response {
-                outcome: answer(&request.op, &request.input),
-                id: Some(request.id),
+                outcome: answer(&request.op, &mut request.input),
+                id: Some(request.id.clone()),
             },
             Err(problem) => Response {
                 id: None,
-                outcome: Outcome::internal(problem),
+                outcome: Outcome::internal(std::mem::take(problem)),
             },
         };
-        writeln!(output, "{}", response.to_line())?;
+        let mut text = response.to_line();
+        text.push('\n');
+        output.write_all(text.as_bytes())?;
         output.flush()?;
+        drop((request, response, text));
     }
     Ok(())
 }

@@ -21,22 +21,30 @@ pub struct Request {
 }
 
 impl Request {
-    /// Reads a request line. The error names what is wrong.
+    /// Reads a request line. The error names what is wrong. The input is
+    /// moved out of the parsed line, not copied: it can be megabytes.
     pub fn from_line(line: &str) -> Result<Request, String> {
         let value = json::parse(line).map_err(|error| format!("request is not JSON: {error}"))?;
-        let id = value
-            .get("id")
-            .and_then(Json::as_js_str)
-            .cloned()
-            .ok_or("request has no string \"id\"")?;
-        let op = value
-            .get("op")
+        let Json::Object(mut members) = value else {
+            return Err("request has no string \"id\"".to_owned());
+        };
+        // `JSON.parse` keeps the last of duplicate members.
+        let mut take = |name: &str| {
+            members
+                .iter()
+                .rposition(|(key, _)| key.is(name))
+                .map(|index| std::mem::replace(&mut members[index].1, Json::Null))
+        };
+        let id = match take("id") {
+            Some(Json::String(id)) => id,
+            _ => return Err("request has no string \"id\"".to_owned()),
+        };
+        let op = take("op")
+            .as_ref()
             .and_then(Json::as_string)
             .ok_or("request has no string \"op\"")?;
-        let input = value
-            .get("input")
+        let input = take("input")
             .filter(|input| input.as_object().is_some())
-            .cloned()
             .ok_or("request has no object \"input\"")?;
         Ok(Request { id, op, input })
     }
@@ -95,17 +103,30 @@ pub struct Response {
 }
 
 impl Response {
-    /// The response as one line of JSON (no newline).
+    /// The response as one line of JSON (no newline). The output is written
+    /// where it lies, not copied into a wrapping tree.
     pub fn to_line(&self) -> String {
-        let id = self.id.clone().map_or(Json::Null, Json::String);
-        let body = match &self.outcome {
-            Outcome::Output(output) => (JsString::from("output"), output.clone()),
-            Outcome::Error { code, message } => (
-                JsString::from("error"),
-                Json::object([("code", Json::str(code)), ("message", Json::str(message))]),
-            ),
-        };
-        json::to_wire(&Json::Object(vec![(JsString::from("id"), id), body]))
+        let mut line = String::new();
+        line.push_str("{\"id\":");
+        match &self.id {
+            Some(id) => json::push_quoted(id.units(), false, &mut line),
+            None => line.push_str("null"),
+        }
+        match &self.outcome {
+            Outcome::Output(output) => {
+                line.push_str(",\"output\":");
+                json::push_wire(output, &mut line);
+            }
+            Outcome::Error { code, message } => {
+                line.push_str(",\"error\":");
+                json::push_wire(
+                    &Json::object([("code", Json::str(code)), ("message", Json::str(message))]),
+                    &mut line,
+                );
+            }
+        }
+        line.push('}');
+        line
     }
 
     /// Reads a response line. The error names what is wrong.

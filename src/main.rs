@@ -693,8 +693,11 @@ fn differential(run: DifferentialRun) -> ExitCode {
         eprintln!("unknown op {unknown:?} (known: {})", known.join(", "));
         return ExitCode::from(2);
     }
-    let external =
-        |command: &str| External::new(command, run.timeout).with_backtraces(run.backtrace);
+    let external = |command: &str| {
+        External::new(command, run.timeout)
+            .with_backtraces(run.backtrace)
+            .quiet()
+    };
     let mut first: Box<dyn Implementation> = match &run.a {
         Some(command) => Box::new(external(command)),
         None => Box::new(BuiltIn(Generation::Newest)),

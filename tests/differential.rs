@@ -451,6 +451,9 @@ fn fixture_port(prefix: &str) -> String {
     )
 }
 
+/// Runs the command line's `differential` with `--b b`; returns its exit
+/// code and standard output, after checking that the implementations' own
+/// stderr (the fixture's panic messages) was not passed through.
 fn differential_cli(b: &str, extra: &[&str]) -> (Option<i32>, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_dsh-session-reference"))
         .args(["differential", "--b", b])
@@ -458,6 +461,8 @@ fn differential_cli(b: &str, extra: &[&str]) -> (Option<i32>, String) {
         .env("RUST_BACKTRACE", "1")
         .output()
         .expect("run differential");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked at src/port.rs"), "{stderr}");
     (
         output.status.code(),
         String::from_utf8_lossy(&output.stdout).into_owned(),

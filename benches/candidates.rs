@@ -5,7 +5,10 @@
 //! listing of the same shape.
 
 mod common;
+#[path = "common/session_words.rs"]
+mod session_words;
 use common::Rng;
+use session_words::SESSION_WORDS;
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use dsh_session_reference::config::Generation;
@@ -14,28 +17,6 @@ use dsh_session_reference::{JsString, Json};
 use std::time::Duration;
 
 const SESSIONS: usize = 100_000;
-const WORDS: &[&str] = &[
-    "plan",
-    "refactor",
-    "parser",
-    "release",
-    "notes",
-    "bug",
-    "fix",
-    "login",
-    "cache",
-    "review",
-    "deploy",
-    "schema",
-    "migration",
-    "tests",
-    "flaky",
-    "docs",
-    "api",
-    "design",
-    "budget",
-    "index",
-];
 
 /// A deterministic listing: xorshift-chosen titles of two to four words.
 fn listing() -> Vec<SessionRecord> {
@@ -43,7 +24,7 @@ fn listing() -> Vec<SessionRecord> {
     (0..SESSIONS)
         .map(|index| {
             let words = 2 + rng.below(3);
-            let title: Vec<&str> = (0..words).map(|_| rng.pick(WORDS)).collect();
+            let title: Vec<&str> = (0..words).map(|_| rng.pick(SESSION_WORDS)).collect();
             let cwd = match index % 3 {
                 0 => Some(JsString::from("/work/project")),
                 1 => None,

@@ -22,37 +22,16 @@ use common::Rng;
 
 #[path = "common/messages.rs"]
 mod messages;
+#[path = "common/session_words.rs"]
+mod session_words;
 use messages::message;
+use session_words::SESSION_WORDS;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use dsh_session_reference::js::json;
 use dsh_session_reference::uri;
 use std::fmt::Write;
 use std::time::Duration;
-
-/// Must stay identical to WORDS in `benches/candidates.rs`.
-const SESSION_WORDS: &[&str] = &[
-    "plan",
-    "refactor",
-    "parser",
-    "release",
-    "notes",
-    "bug",
-    "fix",
-    "login",
-    "cache",
-    "review",
-    "deploy",
-    "schema",
-    "migration",
-    "tests",
-    "flaky",
-    "docs",
-    "api",
-    "design",
-    "budget",
-    "index",
-];
 
 /// A few of the prose words of `benches/parse.rs` (the text's exact words do
 /// not matter to JSON).

@@ -16,7 +16,8 @@ const MIB: usize = 1_048_576;
 /// Number of `@[` in the `unclosed` input.
 const UNCLOSED_REPEATS: usize = 40_000;
 
-/// Words for the generated prose: no `@`, no `:`, no `dsh-session`.
+/// Words for the generated prose: no `@`, no `:`, no `dsh-session` (the
+/// same list as `PROSE_WORDS` in `benches/oracle/common.mjs`).
 const WORDS: &[&str] = &[
     "the",
     "a",

@@ -27,33 +27,12 @@ import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { upstream } from "../conformance/adapters/upstream-npm/oracle.mjs";
-import { Rng, log, emit } from "./oracle/common.mjs";
+import { Rng, log, emit, SESSION_WORDS, PROSE_WORDS, MESSAGE_WORDS } from "./oracle/common.mjs";
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const OURS = process.env.OURS ?? "target/release/dsh-session-reference adapter";
 const UPSTREAM = process.env.UPSTREAM ?? "node conformance/adapters/upstream-npm/adapter.mjs";
 
-// Must stay identical to WORDS in benches/candidates.rs.
-const SESSION_WORDS = [
-  "plan", "refactor", "parser", "release", "notes", "bug", "fix", "login", "cache", "review",
-  "deploy", "schema", "migration", "tests", "flaky", "docs", "api", "design", "budget", "index",
-];
-// Must stay identical to WORDS in benches/parse.rs.
-const PROSE_WORDS = [
-  "the", "a", "of", "and", "to", "in", "is", "that", "it", "for", "was", "on", "with", "as",
-  "we", "this", "by", "be", "from", "at", "session", "model", "context", "reference", "host",
-  "user", "reply", "snapshot", "tool", "message", "label", "text", "parse", "before", "after",
-  "every", "which", "while", "should", "would", "could", "never", "always", "quickly", "quiet",
-  "harbour", "morning", "evening", "window", "river", "garden", "letter", "number", "between",
-  "through", "without", "another", "question", "answer", "result", "reader", "writer",
-  "summary", "detail",
-];
-// Must stay identical to WORDS in benches/common/messages.rs.
-const MESSAGE_WORDS = [
-  "the", "a", "of", "and", "to", "in", "is", "that", "it", "for", "session", "model", "context",
-  "reference", "snapshot", "message", "budget", "retention", "reply", "tool", "result", "before",
-  "after", "while", "should", "would", "window", "river", "garden", "letter", "number", "summary",
-];
 
 function candidatesRequest(count) {
   const rng = new Rng();

@@ -4,7 +4,7 @@
 
 use crate::common::Rng;
 
-/// Must stay identical to WORDS in `benches/oracle/prepare.mjs`.
+/// Must stay identical to MESSAGE_WORDS in `benches/oracle/common.mjs`.
 const WORDS: &[&str] = &[
     "the",
     "a",

@@ -19,7 +19,7 @@
 // first label and the median time of one listCandidates call.
 import { readFileSync } from "node:fs";
 import { upstream, packageJson } from "../../conformance/adapters/upstream-npm/oracle.mjs";
-import { Rng, log, emit } from "./common.mjs";
+import { Rng, log, emit, SESSION_WORDS as WORDS } from "./common.mjs";
 
 
 // The cordis peer the package itself resolves (same module instance).
@@ -34,11 +34,6 @@ const AGENT_CWD = "/work/project";
 const WARMUP = 3;
 const RUNS = 11;
 
-// Must stay identical to WORDS in benches/candidates.rs.
-const WORDS = [
-  "plan", "refactor", "parser", "release", "notes", "bug", "fix", "login", "cache", "review",
-  "deploy", "schema", "migration", "tests", "flaky", "docs", "api", "design", "budget", "index",
-];
 
 
 function listing(count) {

@@ -30,3 +30,26 @@ export const log = JSON_LINES ? console.error : console.log;
 export const emit = (record) => {
   if (JSON_LINES) console.log(JSON.stringify(record));
 };
+
+// The word lists of the benches' inputs, each identical to its Rust twin.
+// Session titles: SESSION_WORDS in benches/common/session_words.rs.
+export const SESSION_WORDS = [
+  "plan", "refactor", "parser", "release", "notes", "bug", "fix", "login", "cache", "review",
+  "deploy", "schema", "migration", "tests", "flaky", "docs", "api", "design", "budget", "index",
+];
+// Mention texts: WORDS in benches/parse.rs.
+export const PROSE_WORDS = [
+  "the", "a", "of", "and", "to", "in", "is", "that", "it", "for", "was", "on", "with", "as",
+  "we", "this", "by", "be", "from", "at", "session", "model", "context", "reference", "host",
+  "user", "reply", "snapshot", "tool", "message", "label", "text", "parse", "before", "after",
+  "every", "which", "while", "should", "would", "could", "never", "always", "quickly", "quiet",
+  "harbour", "morning", "evening", "window", "river", "garden", "letter", "number", "between",
+  "through", "without", "another", "question", "answer", "result", "reader", "writer",
+  "summary", "detail",
+];
+// Conversation messages: WORDS in benches/common/messages.rs.
+export const MESSAGE_WORDS = [
+  "the", "a", "of", "and", "to", "in", "is", "that", "it", "for", "session", "model", "context",
+  "reference", "snapshot", "message", "budget", "retention", "reply", "tool", "result", "before",
+  "after", "while", "should", "would", "window", "river", "garden", "letter", "number", "summary",
+];

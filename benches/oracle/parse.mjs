@@ -7,7 +7,7 @@
 // Prints, per workload, the median time per iteration and the throughput
 // (MB/s = 1e6 bytes/s, MiB/s as criterion reports it; ops/s for URIs).
 import { readFileSync } from "node:fs";
-import { Rng, log, emit } from "./common.mjs";
+import { Rng, log, emit, PROSE_WORDS as WORDS } from "./common.mjs";
 
 
 const PACKAGE_DIR = new URL(
@@ -21,16 +21,6 @@ const { parseSessionReferenceText, encodeSessionReferenceUri, decodeSessionRefer
 const MIB = 1_048_576;
 const UNCLOSED_REPEATS = 40_000;
 
-// Must stay identical to WORDS in benches/parse.rs.
-const WORDS = [
-  "the", "a", "of", "and", "to", "in", "is", "that", "it", "for", "was", "on", "with", "as",
-  "we", "this", "by", "be", "from", "at", "session", "model", "context", "reference", "host",
-  "user", "reply", "snapshot", "tool", "message", "label", "text", "parse", "before", "after",
-  "every", "which", "while", "should", "would", "could", "never", "always", "quickly", "quiet",
-  "harbour", "morning", "evening", "window", "river", "garden", "letter", "number", "between",
-  "through", "without", "another", "question", "answer", "result", "reader", "writer",
-  "summary", "detail",
-];
 
 
 function prose(rng, len) {

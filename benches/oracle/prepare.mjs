@@ -9,18 +9,12 @@
 // Prints, per N, the checksums the Rust bench prints (texts and data array,
 // which must match), the stats, and the median time of `prepare`.
 import { newResolver, readSurfaceFrom, packageJson, PROMPT_PREFIX, PROMPT_SUFFIX } from "../../conformance/adapters/upstream-npm/oracle.mjs";
-import { Rng, log, emit } from "./common.mjs";
+import { Rng, log, emit, MESSAGE_WORDS as WORDS } from "./common.mjs";
 
 
 const SESSION_ID = "bench-session";
 const LABEL = "Bench session";
 
-// Must stay identical to WORDS in benches/retention.rs.
-const WORDS = [
-  "the", "a", "of", "and", "to", "in", "is", "that", "it", "for", "session", "model", "context",
-  "reference", "snapshot", "message", "budget", "retention", "reply", "tool", "result", "before",
-  "after", "while", "should", "would", "window", "river", "garden", "letter", "number", "summary",
-];
 
 
 function message(rng) {

@@ -27,7 +27,10 @@ mod session_words;
 use messages::message;
 use session_words::SESSION_WORDS;
 
-use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{
+    black_box, criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput,
+};
 use dsh_session_reference::js::json;
 use dsh_session_reference::uri;
 use std::fmt::Write;
@@ -118,17 +121,23 @@ fn mention_request(len: usize) -> String {
     format!(r#"{{"id":"1","op":"mention/parse","input":{{"text":"{text}"}}}}"#)
 }
 
+/// A benchmark group with the settings both directions share.
+fn group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
+    let mut group = c.benchmark_group(name);
+    group
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+        .sample_size(20);
+    group
+}
+
 fn bench_json(c: &mut Criterion) {
     let inputs = [
         ("candidates-100k", candidates_request(100_000)),
         ("snapshot-8000", snapshot_request(8_000)),
         ("mention-dense", mention_request(1_280_000)),
     ];
-    let mut parse = c.benchmark_group("json/parse");
-    parse
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4))
-        .sample_size(20);
+    let mut parse = group(c, "json/parse");
     for (name, text) in &inputs {
         let ours = json::parse(text).expect("valid JSON");
         let theirs: serde_json::Value = serde_json::from_str(text).expect("valid JSON");
@@ -150,11 +159,7 @@ fn bench_json(c: &mut Criterion) {
     }
     parse.finish();
 
-    let mut write = c.benchmark_group("json/write");
-    write
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4))
-        .sample_size(20);
+    let mut write = group(c, "json/write");
     for (name, text) in &inputs {
         let ours = json::parse(text).expect("valid JSON");
         let theirs: serde_json::Value = serde_json::from_str(text).expect("valid JSON");

@@ -87,6 +87,14 @@ def reject_constant(name):
     raise ValueError(f"{name} is not JSON")
 
 
+def conclude(failures, failed_line, passed_line):
+    """Prints each problem and the summary line; the exit status."""
+    for where, path, message in failures:
+        print(f"FAIL {where}: {path}: {message}")
+    print(failed_line if failures else passed_line)
+    return 1 if failures else 0
+
+
 def check_reports(paths):
     schema = json.loads((HERE / "report.schema.json").read_text("utf-8"))
     try:
@@ -104,13 +112,8 @@ def check_reports(paths):
             continue
         failures += [(path, where, message) for where, message in problems(validator, report, "$")]
         failed_results += sum(1 for r in report.get("results", []) if r.get("status") == "failed")
-    for where, path, message in failures:
-        print(f"FAIL {where}: {path}: {message}")
-    if failures:
-        print(f"report schema: {len(failures)} problems in {len(paths)} reports")
-        return 1
-    print(f"report schema: {len(paths)} reports valid, {failed_results} failed results with every field")
-    return 0
+    return conclude(failures, f"report schema: {len(failures)} problems in {len(paths)} reports",
+                    f"report schema: {len(paths)} reports valid, {failed_results} failed results with every field")
 
 
 def main():
@@ -196,13 +199,8 @@ def main():
                              for path, text in problems(response, answer, f"{prefix}.expect")]
 
     failures = list(dict.fromkeys(failures))  # one report per problem, in order
-    for where, path, message in failures:
-        print(f"FAIL {where}: {path}: {message}")
-    if failures:
-        print(f"schema: {len(failures)} problems in {count} vectors in {len(files)} files")
-        return 1
-    print(f"schema: {count} vectors in {len(files)} files valid")
-    return 0
+    return conclude(failures, f"schema: {len(failures)} problems in {count} vectors in {len(files)} files",
+                    f"schema: {count} vectors in {len(files)} files valid")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@
 //! without dropping the tree (`iter_with_large_drop`) on both sides: the
 //! adapter drops a request only after answering it.
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod common;
 use common::Rng;
 

@@ -279,7 +279,16 @@ impl CandidateIndex {
     /// differs from the label (a subagent's), and a working directory once
     /// per group of records sharing it.
     pub fn new(records: Vec<SessionRecord>) -> CandidateIndex {
-        let mut arenas = Arenas::default();
+        // Sized once (ids and labels; working directories are few), rather
+        // than grown by doubling: megabytes for a large listing.
+        let ascii = records
+            .iter()
+            .map(|record| record.id.len() + record.label().len())
+            .sum();
+        let mut arenas = Arenas {
+            ascii: Vec::with_capacity(ascii),
+            wide: Vec::new(),
+        };
         let mut groups: std::collections::HashMap<JsString, u32> = std::collections::HashMap::new();
         let mut group_cwd: Vec<Stored> = Vec::new();
         let mut members: Vec<Vec<u32>> = Vec::new();

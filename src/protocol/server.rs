@@ -32,14 +32,22 @@ pub fn serve_with(
 /// (see [`dispatch::handle_taking`]). The request and its answer are
 /// dropped only after the answer is flushed: freeing a request of megabytes
 /// takes milliseconds that the runner need not wait for.
+///
+/// One line buffer serves every request: a request of megabytes is read
+/// into memory the previous one already touched, not grown anew by doubling.
 fn serve_taking(
-    input: impl BufRead,
+    mut input: impl BufRead,
     mut output: impl Write,
     mut answer: impl FnMut(&str, &mut crate::Json) -> Outcome,
 ) -> io::Result<()> {
-    for line in input.split(b'\n') {
-        let line = line?;
-        let line = line.strip_suffix(b"\r").unwrap_or(&line);
+    let mut buffer = Vec::new();
+    loop {
+        buffer.clear();
+        if input.read_until(b'\n', &mut buffer)? == 0 {
+            break;
+        }
+        let line = buffer.strip_suffix(b"\n").unwrap_or(&buffer);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }

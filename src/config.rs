@@ -53,7 +53,9 @@ impl Generation {
                 "prepare-v2",
                 "pre-step-v2",
                 "config-v2",
+                "config-fraction-type",
                 "candidates-v2",
+                "candidates-fuzzy",
                 "files",
             ],
         }

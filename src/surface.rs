@@ -2,7 +2,7 @@
 //! host's session query returns for one id, and the [`SessionReader`] trait
 //! through which preparation reads it.
 
-use crate::config::Generation;
+use crate::config::{Generation, MAX_SAFE_INTEGER};
 use crate::error::Failure;
 use crate::js::json::{self, Json};
 use crate::js::JsString;
@@ -60,7 +60,9 @@ pub struct Snapshot {
     /// The header.
     pub session: SessionHeader,
     /// The sequence number of the last raw log event; `None` when the member
-    /// is absent (it then disappears from serialized data).
+    /// is absent (it then disappears from serialized data). In the newest
+    /// generation it is `null` or a non-negative safe integer (spec
+    /// `surface.captured-through-seq`).
     pub captured_through_seq: Option<Json>,
     /// The folded surface events in order.
     pub events: Vec<SurfaceEvent>,
@@ -75,7 +77,12 @@ impl Snapshot {
     }
 
     /// [`Snapshot::from_json`] as `generation` reads it: rc.8 fails on
-    /// developer and system messages (spec `surface.developer-system`).
+    /// developer and system messages (spec `surface.developer-system`) and
+    /// copies any `capturedThroughSeq`; the newest generation fails on a
+    /// `capturedThroughSeq` that is present and neither `null` nor a
+    /// session sequence number (spec `surface.seq-outside-domain`). Both
+    /// are failures outside the contract, reported when the reference is
+    /// retained (`prepare.budget-exceeded`).
     pub fn from_json_in(value: &Json, generation: Generation) -> Result<Snapshot, Failure> {
         let internal = |what: &str| Failure::Internal(format!("malformed snapshot: {what}"));
         let session = value
@@ -99,12 +106,28 @@ impl Snapshot {
             .iter()
             .map(|event| event_from_json(event, generation))
             .collect::<Result<_, _>>()?;
+        let captured_through_seq = value.get("capturedThroughSeq").cloned();
+        if let (Generation::Newest, Some(seq)) = (generation, &captured_through_seq) {
+            if *seq != Json::Null && !is_session_seq(seq) {
+                return Err(Failure::Internal(format!(
+                    "SessionSeq must be a non-negative safe integer, got {}",
+                    json::stringify(seq)
+                )));
+            }
+        }
         Ok(Snapshot {
             session: header,
-            captured_through_seq: value.get("capturedThroughSeq").cloned(),
+            captured_through_seq,
             events,
         })
     }
+}
+
+/// A session sequence number: a non-negative safe integer, `-0` excluded
+/// (spec `surface.seq-outside-domain`).
+pub fn is_session_seq(value: &Json) -> bool {
+    matches!(value, Json::Number(n)
+        if n.fract() == 0.0 && *n >= 0.0 && n.is_sign_positive() && *n <= MAX_SAFE_INTEGER)
 }
 
 fn event_from_json(event: &Json, generation: Generation) -> Result<SurfaceEvent, Failure> {
@@ -289,5 +312,47 @@ impl SessionReader for FolderReader {
         Snapshot::from_json(value)
             .map(Arc::new)
             .map_err(ReadError::Malformed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_seq(seq: Option<&str>) -> Json {
+        let seq = seq.map_or(String::new(), |seq| {
+            format!(r#""capturedThroughSeq":{seq},"#)
+        });
+        json::parse(&format!(r#"{{"session":{{"id":"s"}},{seq}"events":[]}}"#)).unwrap()
+    }
+
+    #[test]
+    fn the_newest_generation_reads_only_session_sequence_numbers() {
+        for seq in ["0", "7", "9007199254740991", "null"] {
+            let read = Snapshot::from_json_in(&with_seq(Some(seq)), Generation::Newest);
+            assert!(read.is_ok(), "{seq}");
+        }
+        assert_eq!(
+            Snapshot::from_json_in(&with_seq(None), Generation::Newest)
+                .unwrap()
+                .captured_through_seq,
+            None
+        );
+        for seq in [
+            "1.5",
+            "-1",
+            "-0",
+            "9007199254740992",
+            "1e300",
+            "\"7\"",
+            "true",
+            "[]",
+        ] {
+            let read = Snapshot::from_json_in(&with_seq(Some(seq)), Generation::Newest);
+            assert!(matches!(read, Err(Failure::Internal(_))), "{seq}");
+            // rc.8 copies whatever it is given.
+            let read = Snapshot::from_json_in(&with_seq(Some(seq)), Generation::Rc8).unwrap();
+            assert!(read.captured_through_seq.is_some(), "{seq}");
+        }
     }
 }

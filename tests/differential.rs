@@ -5,10 +5,13 @@
 
 use dsh_session_reference::config::Generation;
 use dsh_session_reference::harness::runner::adapter::{BuiltIn, Description, Implementation};
-use dsh_session_reference::harness::runner::differential::requests::{input_strategy, Scope};
+use dsh_session_reference::harness::runner::differential::requests::{
+    input_strategy, input_strategy_within, Reach, Scope,
+};
 use dsh_session_reference::harness::runner::differential::{self, plan, Options, Plan};
 use dsh_session_reference::js::json;
 use dsh_session_reference::protocol::wire::Outcome;
+use dsh_session_reference::surface::is_session_seq;
 use dsh_session_reference::{JsString, Json};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
@@ -328,6 +331,128 @@ fn ops_one_side_lacks_are_left_out_and_named() {
     assert!(left_out
         .iter()
         .all(|(_, why)| why.starts_with("uri-only declares neither")));
+}
+
+/// An implementation of upstream's newest generation that follows none of
+/// our own decisions: the newer upstream build's `describe`.
+fn newer_build() -> Description {
+    Description {
+        name: "newer-build".to_owned(),
+        version: "0".to_owned(),
+        features: [
+            "uri",
+            "mention",
+            "json",
+            "retain",
+            "surface-v2",
+            "prepare-v2",
+            "pre-step-v2",
+            "config-v2",
+            "candidates-v2",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+        capabilities: Vec::new(),
+    }
+}
+
+/// `count` inputs of `planned`'s op as the run would generate them.
+fn planned_inputs(plan: &Plan, op: &str, count: usize) -> Vec<Json> {
+    let planned = plan
+        .ops
+        .iter()
+        .find(|planned| planned.op == op)
+        .expect("op planned");
+    let strategy = input_strategy_within(op, planned.scope, plan.reach).expect("generated op");
+    let mut runner = TestRunner::deterministic();
+    (0..count)
+        .map(|_| strategy.new_tree(&mut runner).expect("tree").current())
+        .collect()
+}
+
+#[test]
+fn requests_stay_inside_what_both_declare() {
+    // runner.differential, runner.capabilities: against an implementation
+    // without candidates-fuzzy, config-fraction-type and optional-seq, no
+    // ranking case, no fuzzy-only match, no non-number fraction and no
+    // snapshot without capturedThroughSeq is generated; with them on both
+    // sides, all of these are.
+    let newest = describe(Generation::Newest);
+    let narrow = plan(&newest, &newer_build(), None);
+    assert_eq!(
+        narrow.reach,
+        Reach {
+            fuzzy: false,
+            fraction_types: false,
+            optional_seq: false
+        }
+    );
+    assert_eq!(narrow.narrowed().len(), 3);
+    let wide = plan(&newest, &newest, None);
+    assert_eq!(wide.reach, Reach::ALL);
+    assert!(wide.narrowed().is_empty());
+
+    let ranked = |plan: &Plan| {
+        planned_inputs(plan, "candidates/list", 400)
+            .iter()
+            .filter(|input| {
+                let query = input.get("query").and_then(Json::as_js_str);
+                let listed = BuiltIn(Generation::Newest).call("candidates/list", input);
+                query.is_some_and(|q| !q.is_empty())
+                    && matches!(listed, Ok(Outcome::Output(Json::Array(items))) if items.len() > 1)
+            })
+            .count()
+    };
+    assert_eq!(ranked(&narrow), 0, "ranking cases without candidates-fuzzy");
+    let wide_ranked = ranked(&wide);
+    assert!(wide_ranked > 0, "no ranking case with candidates-fuzzy");
+
+    let odd_fraction = |plan: &Plan| {
+        planned_inputs(plan, "config/check", 400)
+            .iter()
+            .filter(|input| {
+                let fraction = input
+                    .get("config")
+                    .and_then(|config| config.get("referenceContextFraction"));
+                matches!(fraction, Some(Json::String(_) | Json::Bool(_)))
+            })
+            .count()
+    };
+    assert_eq!(odd_fraction(&narrow), 0);
+    assert!(odd_fraction(&wide) > 0);
+
+    let without_seq = |plan: &Plan| {
+        planned_inputs(plan, "retain", 300)
+            .iter()
+            .filter(|input| {
+                input
+                    .get("snapshot")
+                    .is_some_and(|snapshot| snapshot.get("capturedThroughSeq").is_none())
+            })
+            .count()
+    };
+    assert_eq!(without_seq(&narrow), 0);
+    assert!(without_seq(&wide) > 20);
+}
+
+#[test]
+fn across_generations_no_seq_outside_its_domain_is_generated() {
+    // runner.differential: rc.8 copies a capturedThroughSeq such as 1.5, the
+    // newest generation refuses it (surface.seq-outside-domain).
+    let across = plan(
+        &describe(Generation::Newest),
+        &describe(Generation::Rc8),
+        None,
+    );
+    for input in planned_inputs(&across, "retain", 300) {
+        let seq = input
+            .get("snapshot")
+            .and_then(|snapshot| snapshot.get("capturedThroughSeq"));
+        assert!(
+            seq.is_none_or(|seq| *seq == Json::Null || is_session_seq(seq)),
+            "{seq:?}"
+        );
+    }
 }
 
 /// The CLI's JSON report on a fixture port with five bugs at once

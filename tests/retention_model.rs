@@ -13,7 +13,7 @@
 //! agree exactly.
 //!
 //! Properties (each over random snapshots built from JSON text, parsed with
-//! `Snapshot::from_json` and projected with `projection::project`):
+//! `Snapshot::from_json_in` as rc.8 reads them and projected with `projection::project`):
 //!
 //! 1. fast and model agree: same data JSON, same stats, same `None`;
 //! 2. the serialized data never exceeds the budget;
@@ -30,7 +30,7 @@
 //!
 //! Failing cases are saved to `tests/retention_model.proptest-regressions`.
 
-use dsh_session_reference::config::{Config, NoModels};
+use dsh_session_reference::config::{Config, Generation, NoModels};
 use dsh_session_reference::harness::checks::retention_model as model;
 use dsh_session_reference::js::json;
 use dsh_session_reference::prepare::{self, Agent, Services};
@@ -222,9 +222,14 @@ fn snapshot_json() -> impl Strategy<Value = String> {
         })
 }
 
+/// The snapshot read as rc.8 reads it, which copies a `capturedThroughSeq`
+/// outside the session-sequence domain (`1.5`) instead of refusing it as
+/// the newest generation does (spec `surface.seq-outside-domain`); the
+/// generated events are ones both generations read alike.
 fn parse_snapshot(text: &str) -> (Json, Snapshot) {
     let value = json::parse(text).expect("generated snapshot JSON parses");
-    let snapshot = Snapshot::from_json(&value).expect("generated snapshot is well formed");
+    let snapshot =
+        Snapshot::from_json_in(&value, Generation::Rc8).expect("generated snapshot is well formed");
     (value, snapshot)
 }
 
@@ -412,7 +417,8 @@ proptest! {
             .collect();
 
         let sessions = Json::Object(members);
-        let reader = JsonSessions::new(&sessions);
+        // Read as parse_snapshot reads them.
+        let reader = JsonSessions::in_generation(&sessions, Generation::Rc8);
         let config = Config { max_reference_bytes: Some(max), ..Config::default() };
         let agent = Agent { id: JsString::from("agent-self"), route: None };
         let services = Services { reader: &reader, spill: None, models: &NoModels, cancelled: &|| false };

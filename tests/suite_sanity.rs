@@ -48,25 +48,30 @@ fn embedded_spec_matches_the_source_tree() {
 }
 
 /// Every vector requires exactly the capabilities its content needs: a lone
-/// surrogate in its input or expected outcome means `lone-surrogates`, and
-/// nothing else requires anything (spec `protocol.capabilities`).
+/// surrogate in its input or expected outcome means `lone-surrogates`, a
+/// snapshot without `capturedThroughSeq` means `optional-seq`, and nothing
+/// else requires anything (spec `protocol.capabilities`).
 #[test]
 fn requires_is_derived_from_each_vectors_content() {
-    let mut tagged = 0;
+    let mut tagged: BTreeMap<String, usize> = BTreeMap::new();
     for (_, vector) in suite().vectors() {
         let expect = match &vector.expect {
             Expect::Output(output) => output.clone(),
             Expect::Error(_) => Json::Null,
         };
-        let needed = required_capabilities(&vector.input, &expect);
+        let needed = required_capabilities(&vector.op, &vector.input, &expect);
         assert_eq!(
             vector.requires, needed,
             "{}: requires {:?}, its content needs {:?} (run regen)",
             vector.id, vector.requires, needed
         );
-        tagged += usize::from(!needed.is_empty());
+        for capability in needed {
+            *tagged.entry(capability).or_default() += 1;
+        }
     }
-    assert!(tagged > 40, "only {tagged} vectors hold a lone surrogate");
+    let count = |capability: &str| tagged.get(capability).copied().unwrap_or(0);
+    assert!(count("lone-surrogates") > 40, "{tagged:?}");
+    assert!(count("optional-seq") >= 6, "{tagged:?}");
 }
 
 /// Every rule is cited by a vector and every cited rule exists; prints the
@@ -219,4 +224,109 @@ fn enough_vectors_per_foundation_area() {
         "only {foundation} uri/mention/json vectors"
     );
     assert!(count("wire.") >= 10);
+}
+
+/// A `candidates-v2` vector keeps to what upstream documents (spec
+/// `candidates.v2.match`): with a non-empty query it lists at most one
+/// candidate, found by substring, and no other session of its listing
+/// holds the query even as a subsequence of its label or display title, so
+/// that any fuzzy matcher (the newer upstream build's substring match
+/// included) answers alike. Ranking and fuzzy-only matches are
+/// `candidates-fuzzy`'s.
+#[test]
+fn candidates_v2_vectors_with_a_query_list_at_most_one_candidate() {
+    use dsh_session_reference::js::case::to_lower;
+    let text = |value: Option<&Json>| value.and_then(Json::as_js_str).map(|s| to_lower(s.units()));
+    let mut checked = 0;
+    for (_, vector) in suite().vectors() {
+        let candidates_op = vector.op == "candidates/list" || vector.op == "candidates/remote";
+        if !candidates_op || !vector.features.iter().any(|f| f == "candidates-v2") {
+            continue;
+        }
+        let Some(query) = text(vector.input.get("query")).filter(|q| !q.is_empty()) else {
+            continue;
+        };
+        let Expect::Output(Json::Array(listed)) = &vector.expect else {
+            continue;
+        };
+        assert!(
+            listed.len() <= 1,
+            "{}: a candidates-v2 vector with a non-empty query lists {} candidates (ranking is candidates-fuzzy's)",
+            vector.id,
+            listed.len()
+        );
+        let contains = |field: &[u16]| field.windows(query.len()).any(|w| w == query.as_slice());
+        let in_order = |field: &[u16]| {
+            let mut rest = field.iter();
+            query.iter().all(|unit| rest.any(|other| other == unit))
+        };
+        let agent = vector.input.get("agent").and_then(|agent| agent.get("id"));
+        let listed_id = listed
+            .first()
+            .and_then(|candidate| candidate.get("sessionId"));
+        for session in vector
+            .input
+            .get("sessions")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let id = session.get("id");
+            if id == agent {
+                continue;
+            }
+            let id_text = text(id).unwrap_or_default();
+            let label = text(session.get("title")).unwrap_or_else(|| id_text.clone());
+            let display = text(session.get("subagentLabel")).unwrap_or_else(|| label.clone());
+            let cwd = text(session.get("cwd"));
+            let by_substring = [Some(&id_text), Some(&label), Some(&display), cwd.as_ref()]
+                .into_iter()
+                .flatten()
+                .any(|field| contains(field));
+            if id.is_some() && id == listed_id {
+                assert!(
+                    by_substring,
+                    "{}: the listed candidate is no substring match",
+                    vector.id
+                );
+            } else {
+                assert!(
+                    !by_substring && !in_order(&label) && !in_order(&display),
+                    "{}: session {:?} matches the query, at least fuzzily (candidates-fuzzy)",
+                    vector.id,
+                    id
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert!(
+        checked >= 10,
+        "only {checked} candidates-v2 vectors with a query"
+    );
+}
+
+/// The features of our own decisions stand alone: a vector of
+/// `candidates-fuzzy` or `config-fraction-type` holds only where the
+/// specification's own rules are followed, so it lists no feature that an
+/// upstream build declares (spec `protocol.features`).
+#[test]
+fn features_of_our_decisions_stand_alone() {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, vector) in suite().vectors() {
+        for ours in ["candidates-fuzzy", "config-fraction-type"] {
+            if vector.features.iter().any(|f| f == ours) {
+                assert_eq!(vector.features, [ours], "{}", vector.id);
+                *counts.entry(ours).or_default() += 1;
+            }
+        }
+    }
+    assert!(
+        counts.get("candidates-fuzzy").copied().unwrap_or(0) >= 30,
+        "{counts:?}"
+    );
+    assert!(
+        counts.get("config-fraction-type").copied().unwrap_or(0) >= 2,
+        "{counts:?}"
+    );
 }

@@ -24,7 +24,7 @@ use crate::protocol::dispatch;
 use crate::protocol::wire::{Outcome, Request, Response, INTERNAL, UNSUPPORTED};
 use crate::retention::{self, Stats};
 use crate::spill::{SimulatedSpillStore, SpillStore};
-use crate::surface::{JsonSessions, Snapshot};
+use crate::surface::{is_session_seq, JsonSessions, Snapshot};
 use crate::tag_safe::stringify_tag_safe;
 use crate::{mention, uri, JsString};
 use draw::{Draw, DrawnReference, PrepareCase, SpillChoice, Stored, Target};
@@ -330,7 +330,7 @@ pub fn fast_retain(snapshot: &Snapshot, label: &[u16], max_bytes: u64) -> Option
 pub fn retain_differential(data: &[u8]) {
     let mut draw = Draw::new(data);
     let value = draw::snapshot(&mut draw);
-    let snapshot = Snapshot::from_json(&value).expect("drawn snapshots are well formed");
+    let snapshot = draw::read_snapshot(&value);
     let label = draw::short_text(&mut draw);
     let whole = retention_model::whole(&snapshot, &label);
     let max = draw::budget(&mut draw, whole.len());
@@ -386,21 +386,23 @@ struct ModelSource {
 
 /// What `prepare` must do with `case`, decided from the rules in their
 /// order (spec `prepare.normalize.*`, `prepare.cancel`,
-/// `prepare.read-failed`, then retention by the model): an error code, or
-/// each distinct reference's model data and stats.
-fn expected_prepare(case: &PrepareCase) -> Result<Vec<ModelSource>, ErrorCode> {
+/// `prepare.read-failed`, then, reference by reference, the newest
+/// generation's `capturedThroughSeq` check and retention by the model):
+/// an error code (`None` for a failure outside the contract), or each
+/// distinct reference's model data and stats.
+fn expected_prepare(case: &PrepareCase) -> Result<Vec<ModelSource>, Option<ErrorCode>> {
     let mut normalized: Vec<(&Target, Vec<u16>)> = Vec::new();
     for reference in &case.references {
         let DrawnReference::Entry { target, label } = reference else {
-            return Err(ErrorCode::InvalidReference);
+            return Err(Some(ErrorCode::InvalidReference));
         };
         let label = match label {
             None => None,
             Some(Json::String(label)) => Some(label.units().to_vec()),
-            Some(_) => return Err(ErrorCode::InvalidReference),
+            Some(_) => return Err(Some(ErrorCode::InvalidReference)),
         };
         if *target == Target::OwnSession {
-            return Err(ErrorCode::SelfReference);
+            return Err(Some(ErrorCode::SelfReference));
         }
         if normalized.iter().any(|(seen, _)| *seen == target) {
             continue;
@@ -409,20 +411,19 @@ fn expected_prepare(case: &PrepareCase) -> Result<Vec<ModelSource>, ErrorCode> {
         normalized.push((target, label));
     }
     if normalized.len() > case.max_references {
-        return Err(ErrorCode::TooMany);
+        return Err(Some(ErrorCode::TooMany));
     }
     if case.cancelled {
-        return Err(ErrorCode::Cancelled);
+        return Err(Some(ErrorCode::Cancelled));
     }
     let mut snapshots = Vec::with_capacity(normalized.len());
     for (target, _) in &normalized {
         match target {
             Target::Session(index) => match &case.sessions[*index] {
-                Stored::Snapshot(value) => snapshots
-                    .push(Snapshot::from_json(value).expect("drawn snapshots are well formed")),
-                Stored::ReadError => return Err(ErrorCode::ReadFailed),
+                Stored::Snapshot(value) => snapshots.push(draw::read_snapshot(value)),
+                Stored::ReadError => return Err(Some(ErrorCode::ReadFailed)),
             },
-            Target::Missing | Target::OwnSession => return Err(ErrorCode::ReadFailed),
+            Target::Missing | Target::OwnSession => return Err(Some(ErrorCode::ReadFailed)),
         }
     }
     let max = usize::try_from(case.expected_budget()).unwrap_or(usize::MAX);
@@ -430,8 +431,17 @@ fn expected_prepare(case: &PrepareCase) -> Result<Vec<ModelSource>, ErrorCode> {
         .into_iter()
         .zip(normalized)
         .map(|(snapshot, (_, label))| {
-            let (data, stats) =
-                retention_model::retain(&snapshot, &label, max).ok_or(ErrorCode::BudgetExceeded)?;
+            // surface.seq-outside-domain: checked when the reference is
+            // retained, before its budget.
+            if snapshot
+                .captured_through_seq
+                .as_ref()
+                .is_some_and(|seq| *seq != Json::Null && !is_session_seq(seq))
+            {
+                return Err(None);
+            }
+            let (data, stats) = retention_model::retain(&snapshot, &label, max)
+                .ok_or(Some(ErrorCode::BudgetExceeded))?;
             Ok(ModelSource {
                 snapshot,
                 label,
@@ -651,10 +661,12 @@ pub fn prepare_snapshot(data: &[u8]) {
     };
     let result = prepare::prepare(&config, &agent, &content, &references, &services);
     match (expected_prepare(&case), result) {
-        (Err(code), Err(Failure::Contract(error))) => {
+        (Err(Some(code)), Err(Failure::Contract(error))) => {
             assert_eq!(error.code, code, "{}", error.message);
         }
-        (Err(code), other) => panic!("expected {code}, got {other:?}"),
+        (Err(None), Err(Failure::Internal(_))) => {}
+        (Err(Some(code)), other) => panic!("expected {code}, got {other:?}"),
+        (Err(None), other) => panic!("expected a failure outside the contract, got {other:?}"),
         (Ok(sources), Ok(prepared)) => check_prepared(&case, &sources, &content, &prepared),
         (Ok(_), Err(failure)) => panic!("expected success, got {failure:?}"),
     }

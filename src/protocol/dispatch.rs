@@ -19,8 +19,10 @@ use crate::{mention, pre_step, tag_safe, uri};
 pub const NAME: &str = "dsh-session-reference";
 
 /// The capabilities the reference declares (spec `protocol.capabilities`):
-/// its strings are JavaScript strings, lone surrogates included.
-pub const CAPABILITIES: &[&str] = &["lone-surrogates"];
+/// its strings are JavaScript strings, lone surrogates included, and it
+/// reads snapshots without `capturedThroughSeq` (spec
+/// `surface.seq-absent`).
+pub const CAPABILITIES: &[&str] = &["lone-surrogates", "optional-seq"];
 
 /// The output of `describe` for `generation`: `{name, version, features,
 /// capabilities}`.

@@ -8,6 +8,11 @@
 //   K2    configuration v2: maxReferenceBytes has no default (absent =
 //         automatic), new referenceContextFraction (default 0.2, in [0, 1]).
 //   P6    developer/message and system/message surface events are ignored.
+//   seq   capturedThroughSeq is a session sequence number: a present value
+//         that is neither null nor a non-negative safe integer fails when the
+//         reference is retained (a code-less TypeError, as the newer upstream
+//         build's SessionSeq brand throws); an absent one stays absent (the
+//         newest documents type the member optional).
 //   §6.6  automatic budget from the agent's route and the request's `models`.
 //   §6.7  "Reference omissions" block after the prompt for truncated sources.
 //   §6.8  capturedFormatVersion (the source header's version) after `label`.
@@ -99,10 +104,32 @@ function rc8Budget(budget) {
 
 const IGNORED_EVENT_TYPES = new Set(["developer/message", "system/message"]);
 
-/** The snapshot with developer/system message events removed (others untouched). */
+/** A session sequence number: a non-negative safe integer (-0 is not one). */
+function isSessionSeq(value) {
+  return Number.isSafeInteger(value) && value >= 0 && !Object.is(value, -0);
+}
+
+/**
+ * The snapshot with developer/system message events removed (others
+ * untouched), and a capturedThroughSeq outside the session-sequence domain
+ * turned into a member that throws when retention reads it: rc.8 reads it
+ * exactly where the newer build validates it (after projecting the events,
+ * before measuring the data), so the failure comes, as there, when that
+ * reference is retained, in input order.
+ */
 export function surfaceV2(snapshot) {
   if (snapshot === null || typeof snapshot !== "object" || !Array.isArray(snapshot.events)) return snapshot;
-  return { ...snapshot, events: snapshot.events.filter((event) => !IGNORED_EVENT_TYPES.has(event?.type)) };
+  const out = { ...snapshot, events: snapshot.events.filter((event) => !IGNORED_EVENT_TYPES.has(event?.type)) };
+  const seq = snapshot.capturedThroughSeq;
+  if (Object.hasOwn(snapshot, "capturedThroughSeq") && seq !== null && !isSessionSeq(seq)) {
+    Object.defineProperty(out, "capturedThroughSeq", {
+      enumerable: true,
+      get() {
+        throw new TypeError(`capturedThroughSeq must be a session sequence number, got ${JSON.stringify(seq)}`);
+      },
+    });
+  }
+  return out;
 }
 
 // ------------------------------------------------------ spill transcript (§6.9)
@@ -405,8 +432,17 @@ export const v2Ops = {
   describe: () => ({
     name: "upstream-next-emulation",
     version: "0.1.0-rc.8+facts",
-    features: ["retain", "surface-v2", "prepare-v2", "pre-step-v2", "config-v2", "candidates-v2"],
-    capabilities: ["lone-surrogates"],
+    features: [
+      "retain",
+      "surface-v2",
+      "prepare-v2",
+      "pre-step-v2",
+      "config-v2",
+      "config-fraction-type",
+      "candidates-v2",
+      "candidates-fuzzy",
+    ],
+    capabilities: ["lone-surrogates", "optional-seq"],
   }),
   "candidates/list": (input) => listCandidatesV2(input, input.limit),
   "candidates/remote": (input) => remoteCandidatesV2(input),

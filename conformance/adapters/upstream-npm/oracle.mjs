@@ -218,8 +218,9 @@ export const v1Ops = {
     name: PACKAGE,
     version: packageJson.version,
     features: ["uri", "mention", "json", "retain", "prepare-v1", "pre-step-v1", "config-v1", "files", "candidates-v1"],
-    // JavaScript strings hold lone surrogates (protocol.capabilities).
-    capabilities: ["lone-surrogates"],
+    // JavaScript strings hold lone surrogates, and rc.8 copies an absent
+    // capturedThroughSeq as absent (protocol.capabilities).
+    capabilities: ["lone-surrogates", "optional-seq"],
   }),
   // rc.8 discovery: listCandidates / remoteExportCandidates.
   ...candidateOps,

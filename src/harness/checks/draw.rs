@@ -5,13 +5,16 @@
 //! run out, so every byte string is a valid case and a short input is a
 //! small case: counts drawn from an exhausted input are zero. The
 //! generators build snapshots as [`Json`] trees, the form hosts send, in
-//! the shapes `Snapshot::from_json` accepts; texts come from an alphabet
+//! the shapes `Snapshot::from_json` accepts ([`read_snapshot`]: the one
+//! `capturedThroughSeq` outside its domain, `1.5`, is read as rc.8 reads
+//! it); texts come from an alphabet
 //! biased to what changes serialized sizes (`<`, `\n`, `"`, `\`, controls),
 //! multi-byte characters, U+FEFF and lone surrogates.
 
 use crate::config::{Capacity, Config, ModelCatalog, DEFAULT_MAX_REFERENCE_BYTES};
 use crate::js::json::Json;
 use crate::js::JsString;
+use crate::surface::Snapshot;
 
 /// Fuzzer bytes read front to back; `0` once they run out.
 #[derive(Clone, Debug)]
@@ -320,6 +323,29 @@ pub fn snapshot(draw: &mut Draw<'_>) -> Json {
     }
     members.push((JsString::from("events"), Json::Array(events)));
     Json::Object(members)
+}
+
+/// A drawn snapshot as the reference reads it, except that its
+/// `capturedThroughSeq` is copied whatever it is, as rc.8 copies it: the
+/// newest generation refuses one outside the session-sequence domain
+/// (spec `surface.seq-outside-domain`), which is no concern of
+/// projection and retention. Panics on a snapshot not drawn by
+/// [`snapshot`].
+pub fn read_snapshot(value: &Json) -> Snapshot {
+    let seq = value.get("capturedThroughSeq").cloned();
+    let without_seq = match value {
+        Json::Object(members) => Json::Object(
+            members
+                .iter()
+                .filter(|(key, _)| !key.is("capturedThroughSeq"))
+                .cloned()
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    let mut read = Snapshot::from_json(&without_seq).expect("drawn snapshots are well formed");
+    read.captured_through_seq = seq;
+    read
 }
 
 /// A retention budget once the size of the whole data object is known: a

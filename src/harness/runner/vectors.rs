@@ -369,6 +369,10 @@ impl VectorFile {
                         }
                         let entry = Json::Object(fields.clone());
                         let requires = required_capabilities(
+                            &entry
+                                .get("op")
+                                .and_then(Json::as_string)
+                                .unwrap_or_default(),
                             entry.get("input").unwrap_or(&Json::Null),
                             entry.get("expect").unwrap_or(&Json::Null),
                         );
@@ -385,14 +389,48 @@ impl VectorFile {
 /// lone surrogate (spec `protocol.capabilities`).
 pub const LONE_SURROGATES: &str = "lone-surrogates";
 
-/// The capabilities a vector with this input and expectation requires: an
-/// implementation whose strings cannot hold a lone surrogate can neither
-/// receive nor produce one.
-pub fn required_capabilities(input: &Json, expect: &Json) -> Vec<String> {
+/// The capability a vector needs when a snapshot of its input has no
+/// `capturedThroughSeq` (spec `protocol.capabilities`,
+/// `surface.seq-absent`).
+pub const OPTIONAL_SEQ: &str = "optional-seq";
+
+/// The capabilities a vector of `op` with this input and expectation
+/// requires: an implementation whose strings cannot hold a lone surrogate
+/// can neither receive nor produce one (`lone-surrogates`), and one that
+/// types `capturedThroughSeq` as required cannot read a snapshot without
+/// it (`optional-seq`).
+pub fn required_capabilities(op: &str, input: &Json, expect: &Json) -> Vec<String> {
+    let mut needed = Vec::new();
     if input.has_lone_surrogate() || expect.has_lone_surrogate() {
-        vec![LONE_SURROGATES.to_owned()]
-    } else {
-        Vec::new()
+        needed.push(LONE_SURROGATES.to_owned());
+    }
+    if snapshots(op, input).any(|snapshot| snapshot.get("capturedThroughSeq").is_none()) {
+        needed.push(OPTIONAL_SEQ.to_owned());
+    }
+    needed
+}
+
+/// The snapshots an input of `op` holds: `retain`'s `snapshot`, and every
+/// entry of `prepare`'s and `pre-step`'s `sessions` that is not a read
+/// failure (`{"readError": …}`).
+fn snapshots<'a>(op: &str, input: &'a Json) -> Box<dyn Iterator<Item = &'a Json> + 'a> {
+    match op {
+        "retain" => Box::new(
+            input
+                .get("snapshot")
+                .filter(|s| s.as_object().is_some())
+                .into_iter(),
+        ),
+        "prepare" | "pre-step" => Box::new(
+            input
+                .get("sessions")
+                .and_then(Json::as_object)
+                .into_iter()
+                .flatten()
+                .map(|(_, entry)| entry)
+                .filter(|entry| entry.as_object().is_some() && entry.get("readError").is_none()),
+        ),
+        _ => Box::new(std::iter::empty()),
     }
 }
 

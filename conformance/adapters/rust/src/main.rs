@@ -24,8 +24,9 @@ fn main() -> io::Result<()> {
         .features(["uri", "mention", "json", "retain"])
         // Our strings are JavaScript strings (UTF-16 code units), so we can
         // hold lone surrogates. A port on Rust `String` leaves this out: the
-        // runner then skips the vectors that need it (see README.md).
-        .capabilities(["lone-surrogates"])
+        // runner then skips the vectors that need it (see README.md). We
+        // also read snapshots without `capturedThroughSeq` (optional-seq).
+        .capabilities(["lone-surrogates", "optional-seq"])
         .op("uri/encode", uri_encode)
         .op("uri/decode", uri_decode)
         .op("mention/format", mention_format)

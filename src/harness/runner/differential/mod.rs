@@ -8,14 +8,14 @@ pub mod requests;
 use super::adapter::{Description, Implementation};
 use super::diff;
 use super::report::{actual_json, raw};
-use super::vectors::LONE_SURROGATES;
+use super::vectors::{LONE_SURROGATES, OPTIONAL_SEQ};
 use crate::js::json::Json;
 use crate::js::JsString;
 use crate::protocol::wire::Outcome;
 use classes::Signature;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use requests::Scope;
+use requests::{Reach, Scope};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::cell::RefCell;
@@ -73,17 +73,55 @@ pub struct Plan {
     /// surrogates, and answers holding them are compared (spec
     /// `protocol.capabilities`).
     pub lone_surrogates: bool,
+    /// What else both declare, which widens the requests (features
+    /// `candidates-fuzzy` and `config-fraction-type`, capability
+    /// `optional-seq`).
+    pub reach: Reach,
+}
+
+impl Default for Reach {
+    fn default() -> Self {
+        Reach::ALL
+    }
+}
+
+impl Plan {
+    /// What the run leaves out because one side does not declare it, one
+    /// line each.
+    pub fn narrowed(&self) -> Vec<&'static str> {
+        let mut lines = Vec::new();
+        if !self.reach.fuzzy {
+            lines.push("candidates: a non-empty query matches at most one candidate, by substring (the feature candidates-fuzzy is not declared by both)");
+        }
+        if !self.reach.fraction_types {
+            lines.push("configurations: referenceContextFraction is a number or null (the feature config-fraction-type is not declared by both)");
+        }
+        if !self.reach.optional_seq {
+            lines.push("snapshots: capturedThroughSeq always present (the capability optional-seq is not declared by both)");
+        }
+        lines
+    }
 }
 
 /// Decides what to generate from the two `describe` answers, restricted to
 /// `only` when given.
 pub fn plan(a: &Description, b: &Description, only: Option<&[String]>) -> Plan {
-    let capable = |d: &Description| d.capabilities.iter().any(|c| c == LONE_SURROGATES);
-    let mut plan = Plan {
-        lone_surrogates: capable(a) && capable(b),
-        ..Plan::default()
+    let capable = |capability: &str| {
+        [a, b]
+            .iter()
+            .all(|d| d.capabilities.iter().any(|c| c == capability))
     };
     let has = |d: &Description, feature: &str| d.features.iter().any(|f| f == feature);
+    let both = |feature: &str| has(a, feature) && has(b, feature);
+    let mut plan = Plan {
+        lone_surrogates: capable(LONE_SURROGATES),
+        reach: Reach {
+            fuzzy: both("candidates-fuzzy"),
+            fraction_types: both("config-fraction-type"),
+            optional_seq: capable(OPTIONAL_SEQ),
+        },
+        ..Plan::default()
+    };
     for &(op, v1, v2) in OPS {
         if only.is_some_and(|only| !only.iter().any(|o| o == op)) {
             continue;
@@ -117,10 +155,10 @@ pub fn plan(a: &Description, b: &Description, only: Option<&[String]>) -> Plan {
 /// What a comparison across generations leaves out, per op.
 fn hidden(op: &str) -> &'static str {
     match op {
-        "prepare" | "pre-step" => "requests without route, spill store or developer/system events; the omissions section and capturedFormatVersion hidden",
+        "prepare" | "pre-step" => "requests without route, spill store, developer/system events or capturedThroughSeq outside its domain; the omissions section and capturedFormatVersion hidden",
         "candidates/list" | "candidates/remote" => "requests with no or an empty query; displayTitle and sameWorkspace hidden",
         "config/check" => "configurations without referenceContextFraction",
-        "retain" => "snapshots without developer/system events",
+        "retain" => "snapshots without developer/system events or capturedThroughSeq outside its domain",
         _ => "nothing",
     }
 }
@@ -657,7 +695,8 @@ pub fn run(
         .ops
         .iter()
         .filter_map(|planned| {
-            requests::input_strategy(planned.op, planned.scope).map(|s| (planned, s))
+            requests::input_strategy_within(planned.op, planned.scope, plan.reach)
+                .map(|s| (planned, s))
         })
         .collect();
     if strategies.is_empty() {

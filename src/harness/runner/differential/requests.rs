@@ -5,19 +5,21 @@
 //! A strategy builds the op's `input` object. [`Scope`] says how much of
 //! an op the two implementations both define: with [`Scope::Common`] a
 //! request stays inside what both generations answer alike (no route, no
-//! spill store, no developer or system events, no fuzzy query), so that
-//! their outcomes are comparable once [`super::normalize`] hides what only
-//! the newer one adds.
+//! spill store, no developer or system events, no `capturedThroughSeq`
+//! outside its domain, no query), so that their outcomes are comparable
+//! once [`super::normalize`] hides what only the newer one adds. [`Reach`]
+//! says what else both declare (features of our own decisions, the
+//! capability `optional-seq`); requests stay inside it.
 
-use crate::config::Generation;
 use crate::harness::checks::draw::{
     self, BudgetChoice, Draw, PrepareCase, SpillChoice, Stored, AGENT_ID,
 };
 use crate::harness::strategies::{
     edged_label, finite_number, js_units, json_tree, near_uri, short_text, text, units,
 };
+use crate::js::case::to_lower;
 use crate::js::JsString;
-use crate::surface::Snapshot;
+use crate::surface::is_session_seq;
 use crate::{mention, projection, retention, Json};
 use proptest::prelude::*;
 
@@ -32,9 +34,43 @@ pub enum Scope {
     Common,
 }
 
+/// What both implementations declare beyond a generation's features, each
+/// widening what requests may hold (spec `runner.differential`). Without
+/// it on both sides, a request stays where every implementation of the
+/// generation answers alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reach {
+    /// Both declare `candidates-fuzzy`: a non-empty query may match several
+    /// candidates, or match one only fuzzily (spec `candidates.fuzzy.*`).
+    /// Without it, a listing holds at most one candidate the query matches
+    /// in any way, and that one matches by substring.
+    pub fuzzy: bool,
+    /// Both declare `config-fraction-type`: `referenceContextFraction` may
+    /// be of another JSON type than a number (spec `config.fraction-type`).
+    pub fraction_types: bool,
+    /// Both declare the capability `optional-seq`: a snapshot may lack
+    /// `capturedThroughSeq` (spec `surface.seq-absent`).
+    pub optional_seq: bool,
+}
+
+impl Reach {
+    /// Everything: what the reference declares in each generation.
+    pub const ALL: Reach = Reach {
+        fuzzy: true,
+        fraction_types: true,
+        optional_seq: true,
+    };
+}
+
 /// The input strategy of `op`, or `None` for an op this command does not
-/// generate.
+/// generate, with everything the generation defines ([`Reach::ALL`]).
 pub fn input_strategy(op: &str, scope: Scope) -> Option<BoxedStrategy<Json>> {
+    input_strategy_within(op, scope, Reach::ALL)
+}
+
+/// The input strategy of `op` within `reach`, or `None` for an op this
+/// command does not generate.
+pub fn input_strategy_within(op: &str, scope: Scope, reach: Reach) -> Option<BoxedStrategy<Json>> {
     Some(match op {
         "uri/encode" => js_units(16)
             .prop_map(|id| Json::object([("sessionId", string(id))]))
@@ -60,18 +96,20 @@ pub fn input_strategy(op: &str, scope: Scope) -> Option<BoxedStrategy<Json>> {
         "json/tag-safe" => json_tree(finite_number())
             .prop_map(|value| Json::object([("value", value)]))
             .boxed(),
-        "retain" => bytes().prop_map(move |b| retain_input(&b, scope)).boxed(),
+        "retain" => bytes()
+            .prop_map(move |b| retain_input(&b, scope, reach))
+            .boxed(),
         "prepare" => bytes()
-            .prop_map(move |b| prepare_input(&b, scope, false))
+            .prop_map(move |b| prepare_input(&b, scope, reach, false))
             .boxed(),
         "pre-step" => bytes()
-            .prop_map(move |b| prepare_input(&b, scope, true))
+            .prop_map(move |b| prepare_input(&b, scope, reach, true))
             .boxed(),
-        "config/check" => config(scope)
+        "config/check" => config(scope, reach)
             .prop_map(|config| Json::object([("config", config)]))
             .boxed(),
-        "candidates/list" => candidates_input(scope, true),
-        "candidates/remote" => candidates_input(scope, false),
+        "candidates/list" => candidates_input(scope, reach, true),
+        "candidates/remote" => candidates_input(scope, reach, false),
         "files/token" => (js_units(12), prop::option::of(0usize..16))
             .prop_map(|(line, cursor)| files_token_input(line, cursor))
             .boxed(),
@@ -127,22 +165,60 @@ fn keep_events_for(scope: Scope, snapshot: Json) -> Json {
     )
 }
 
+/// The snapshot's `capturedThroughSeq` within what both sides read alike
+/// (spec `surface.seq-absent`, `surface.seq-outside-domain`): present when either lacks the
+/// capability `optional-seq`, and, across generations ([`Scope::Common`]),
+/// `null` or a session sequence number (rc.8 copies any other value, the
+/// newest generation refuses it). A value put in is 7.
+fn seq_within(scope: Scope, reach: Reach, snapshot: Json) -> Json {
+    let Json::Object(mut members) = snapshot else {
+        return snapshot;
+    };
+    let at = members
+        .iter()
+        .position(|(key, _)| key.is("capturedThroughSeq"));
+    match at {
+        None if !reach.optional_seq => {
+            let after_header = members
+                .iter()
+                .position(|(key, _)| key.is("session"))
+                .map_or(0, |index| index + 1);
+            members.insert(
+                after_header,
+                (JsString::from("capturedThroughSeq"), number(7.0)),
+            );
+        }
+        Some(at)
+            if scope == Scope::Common
+                && members[at].1 != Json::Null
+                && !is_session_seq(&members[at].1) =>
+        {
+            members[at].1 = number(7.0);
+        }
+        _ => {}
+    }
+    Json::Object(members)
+}
+
 /// `retain {snapshot, label, maxBytes}` with a budget around the size of
 /// the whole data object, so that cuts, boundaries and "cannot fit" all
 /// happen.
-fn retain_input(bytes: &[u8], scope: Scope) -> Json {
+fn retain_input(bytes: &[u8], scope: Scope, reach: Reach) -> Json {
     let mut draw = Draw::new(bytes);
-    let snapshot = keep_events_for(scope, draw::snapshot(&mut draw));
+    let snapshot = seq_within(
+        scope,
+        reach,
+        keep_events_for(scope, draw::snapshot(&mut draw)),
+    );
     let label = draw::short_text(&mut draw);
-    let whole = Snapshot::from_json_in(&snapshot, Generation::Newest)
-        .ok()
-        .and_then(|parsed| {
-            let items = projection::project(&parsed);
-            retention::retain(&parsed, &label, items, u64::MAX).map(|retained| {
-                let mut written = String::new();
-                retained.write_tag_safe(&mut written);
-                written.len()
-            })
+    // Sized as read whatever its capturedThroughSeq (draw::read_snapshot).
+    let parsed = draw::read_snapshot(&snapshot);
+    let items = projection::project(&parsed);
+    let whole = retention::retain(&parsed, &label, items, u64::MAX)
+        .map(|retained| {
+            let mut written = String::new();
+            retained.write_tag_safe(&mut written);
+            written.len()
         })
         .unwrap_or(2000);
     let budget = draw::budget(&mut draw, whole);
@@ -168,8 +244,13 @@ fn models() -> Json {
 
 /// `prepare` (or, with `pre_step`, `pre-step` over one user message whose
 /// text mentions the same references) from a drawn [`PrepareCase`].
-fn prepare_input(bytes: &[u8], scope: Scope, pre_step: bool) -> Json {
+fn prepare_input(bytes: &[u8], scope: Scope, reach: Reach, pre_step: bool) -> Json {
     let mut case = PrepareCase::draw(&mut Draw::new(bytes));
+    for stored in &mut case.sessions {
+        if let Stored::Snapshot(snapshot) = stored {
+            *snapshot = seq_within(scope, reach, snapshot.clone());
+        }
+    }
     if scope != Scope::V2 {
         if let BudgetChoice::Automatic(..) = case.budget {
             case.budget = BudgetChoice::Fixed(1 + (bytes.len() as u64 * 37) % 2000);
@@ -324,8 +405,10 @@ fn user_message(case: &PrepareCase) -> Json {
 }
 
 /// A configuration object: each known member present or not, with values
-/// valid, out of range or of the wrong type.
-fn config(scope: Scope) -> impl Strategy<Value = Json> {
+/// valid, out of range or of the wrong type; `referenceContextFraction`
+/// of another type than a number only within `reach.fraction_types` (its
+/// check is this specification's, `config.fraction-type`).
+fn config(scope: Scope, reach: Reach) -> impl Strategy<Value = Json> {
     let value = prop::sample::select(vec![
         Json::Number(0.0),
         Json::Number(1.0),
@@ -345,9 +428,17 @@ fn config(scope: Scope) -> impl Strategy<Value = Json> {
     if scope == Scope::V2 {
         names.push("referenceContextFraction");
     }
-    prop::collection::vec((prop::sample::select(names), value), 0..4).prop_map(|members| {
+    prop::collection::vec((prop::sample::select(names), value), 0..4).prop_map(move |members| {
         let mut seen: Vec<(JsString, Json)> = Vec::new();
         for (name, value) in members {
+            let value = match value {
+                Json::Bool(_) | Json::String(_)
+                    if name == "referenceContextFraction" && !reach.fraction_types =>
+                {
+                    Json::Number(0.5)
+                }
+                value => value,
+            };
             if !seen
                 .iter()
                 .any(|(key, _)| key.units() == units(name).as_slice())
@@ -376,8 +467,10 @@ fn field() -> impl Strategy<Value = Vec<u16>> {
 /// `candidates/list` (with `limit`) or `candidates/remote`: a listing of
 /// up to eight sessions with unique ids, an agent that may be one of them,
 /// and a query (outside [`Scope::Common`]; there, none or empty, since the
-/// generations match queries differently, and no subagent labels).
-fn candidates_input(scope: Scope, with_limit: bool) -> BoxedStrategy<Json> {
+/// generations match queries differently, and no subagent labels). In the
+/// newest generation without `reach.fuzzy`, a non-empty query matches at
+/// most one candidate, by substring ([`documented_matches_only`]).
+fn candidates_input(scope: Scope, reach: Reach, with_limit: bool) -> BoxedStrategy<Json> {
     let session = (
         prop::option::of(prop::sample::select(vec!["/w", "/w/a", "/W", "/other"])),
         prop::option::of(field()),
@@ -417,6 +510,7 @@ fn candidates_input(scope: Scope, with_limit: bool) -> BoxedStrategy<Json> {
     )
         .prop_map(
             move |(sessions, agent_cwd, agent_index, query, (limit, config))| {
+                let agent_id = format!("s{agent_index}");
                 let listing: Vec<Json> = sessions
                     .into_iter()
                     .enumerate()
@@ -438,7 +532,13 @@ fn candidates_input(scope: Scope, with_limit: bool) -> BoxedStrategy<Json> {
                         Json::Object(members)
                     })
                     .collect();
-                let mut agent = vec![(JsString::from("id"), Json::str(&format!("s{agent_index}")))];
+                let listing = match (&query, scope == Scope::V2 && !reach.fuzzy) {
+                    (Some(query), true) if !query.is_empty() => {
+                        documented_matches_only(listing, query, &agent_id)
+                    }
+                    _ => listing,
+                };
+                let mut agent = vec![(JsString::from("id"), Json::str(&agent_id))];
                 if let Some(cwd) = agent_cwd {
                     agent.push((JsString::from("cwd"), Json::str(cwd)));
                 }
@@ -460,6 +560,50 @@ fn candidates_input(scope: Scope, with_limit: bool) -> BoxedStrategy<Json> {
             },
         )
         .boxed()
+}
+
+/// The listing without what only the specification's relevance decides
+/// (spec `candidates.fuzzy.*`, feature `candidates-fuzzy`): of the
+/// sessions other than the agent's that `query` matches in any way
+/// (`candidates.v2.match`: a substring of the lower-cased id, cwd, label
+/// or display title, or a subsequence of the label or display title),
+/// only the first one that it matches by substring is kept, so that the
+/// answer lists at most one candidate, found as every matcher finds it.
+fn documented_matches_only(listing: Vec<Json>, query: &[u16], agent_id: &str) -> Vec<Json> {
+    let q = to_lower(query);
+    let field = |session: &Json, name: &str| session.get(name).and_then(Json::as_js_str).cloned();
+    let contains = |field: &[u16]| field.windows(q.len()).any(|window| window == q.as_slice());
+    let in_order = |field: &[u16]| {
+        let mut rest = field.iter();
+        q.iter().all(|unit| rest.any(|other| other == unit))
+    };
+    let mut kept_one = false;
+    listing
+        .into_iter()
+        .filter(|session| {
+            let id = field(session, "id").unwrap_or_default();
+            if id.is(agent_id) {
+                return true;
+            }
+            let label = field(session, "title").unwrap_or_else(|| id.clone());
+            let display = field(session, "subagentLabel").unwrap_or_else(|| label.clone());
+            let cwd = field(session, "cwd");
+            let lower = |text: &JsString| to_lower(text.units());
+            let by_substring = [Some(&id), Some(&label), Some(&display), cwd.as_ref()]
+                .into_iter()
+                .flatten()
+                .any(|text| contains(&lower(text)));
+            let fuzzily = in_order(&lower(&label)) || in_order(&lower(&display));
+            match (by_substring, fuzzily) {
+                (false, false) => true,
+                (true, _) if !kept_one => {
+                    kept_one = true;
+                    true
+                }
+                _ => false,
+            }
+        })
+        .collect()
 }
 
 /// `files/token {line, cursor?}`: a line that often has an `@` token.

@@ -304,8 +304,8 @@ struct Cut {
 impl Cut {
     fn new(bytes: &[u8], head: usize, tail: usize) -> Cut {
         let is_continuation = |byte: u8| byte & 0xC0 == 0x80;
-        // Drop an incomplete sequence at the end of the head, as upstream's
-        // trimTrailingPartialUtf8 does.
+        // Drop an incomplete sequence at the end of the head
+        // (spec `retention.head-tail.head-trim`).
         let mut prefix_end = head;
         let mut lead = head;
         while lead > 0 && is_continuation(bytes[lead - 1]) && head - (lead - 1) <= 3 {
@@ -324,6 +324,8 @@ impl Cut {
                 prefix_end = start;
             }
         }
+        // Drop the tail's leading continuation bytes
+        // (spec `retention.head-tail.tail-trim`).
         let mut suffix_start = bytes.len() - tail;
         while suffix_start < bytes.len() && is_continuation(bytes[suffix_start]) {
             suffix_start += 1;

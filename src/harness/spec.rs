@@ -2,8 +2,10 @@
 //! quote them (`show ID`) wherever the binary runs (spec
 //! `conformance.rule-ids`).
 //!
-//! A rule is a line `r[rule.id]` in `spec/*.md`; its text is the paragraph
-//! that follows, up to the next blank line, rule or heading.
+//! A rule is a line `r[rule.id]` in `spec/*.md`; its text is the block that
+//! follows, up to the next blank line, rule or heading (`conformance.rule-ids`).
+//! Lines are joined by spaces, except that each numbered step of an algorithm
+//! (`1. …`) starts a line of its own.
 
 use super::embedded::SPEC_FILES;
 use std::collections::BTreeMap;
@@ -39,14 +41,21 @@ pub fn parse(file: &str, text: &str) -> Vec<Rule> {
             open = false;
         } else if open {
             if let Some(rule) = rules.last_mut() {
+                let line = line.trim();
                 if !rule.text.is_empty() {
-                    rule.text.push(' ');
+                    rule.text.push(if is_step(line) { '\n' } else { ' ' });
                 }
-                rule.text.push_str(line.trim());
+                rule.text.push_str(line);
             }
         }
     }
     rules
+}
+
+/// `line` (trimmed) opens a numbered step: digits, a dot, a space.
+pub fn is_step(line: &str) -> bool {
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && line[digits..].starts_with(". ")
 }
 
 /// Every rule of the embedded specification, by id.
@@ -78,6 +87,14 @@ mod tests {
         assert_eq!(rules[0].text, "First line second line.");
         assert_eq!(rules[1].id, "a.c");
         assert_eq!(rules[1].text, "One.");
+    }
+
+    #[test]
+    fn each_numbered_step_starts_a_line() {
+        let text = "r[a.steps]\nTo scan:\n1. look\n   further;\n10. stop.\n";
+        let rules = parse("x.md", text);
+        assert_eq!(rules[0].text, "To scan:\n1. look further;\n10. stop.");
+        assert!(!is_step("1.5 bytes"));
     }
 
     #[test]

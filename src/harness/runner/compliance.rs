@@ -840,7 +840,7 @@ tr.totals th { background: #f6f8fa; font-weight: 600; }
 tr.area th, tr.area td { background-color: #eaeef2; font-weight: 600; border-top: 2px solid #8c959f; }
 tr.area td.pass { background: var(--pass-bg); } tr.area td.fail { background: var(--fail-bg); }
 .rules-count { font-weight: normal; color: #57606a; }
-.rule-text { display: block; color: #57606a; font-size: .8em; }
+.rule-text { display: block; color: #57606a; font-size: .8em; white-space: pre-line; }
 td { white-space: nowrap; }
 .symbol { font-weight: 700; }
 .count { white-space: nowrap; }

@@ -177,6 +177,9 @@ pub enum Capacity {
     Unknown,
     /// The context window in tokens.
     ContextWindow(f64),
+    /// The lookup itself failed, for another reason than a missing adapter:
+    /// preparation is rejected (spec `prepare.budget.lookup-failed`).
+    LookupFailed,
 }
 
 /// Looks up a model's context capacity: the host's model registry.
@@ -189,23 +192,35 @@ pub trait ModelCatalog {
 /// `prepare.budget.automatic`): an explicit `maxReferenceBytes` wins;
 /// otherwise `max(64 KiB, floor(contextWindow × 4 × fraction))` for the
 /// route's model, four bytes a token, and 64 KiB when the route, the
-/// adapter or the capacity is unknown.
-pub fn budget(config: &Config, route: Option<(&[u16], &[u16])>, models: &dyn ModelCatalog) -> u64 {
+/// adapter or the capacity is unknown. A lookup that fails otherwise is
+/// `Err(LookupFailed)` (spec `prepare.budget.lookup-failed`): the caller
+/// rejects the preparation.
+pub fn budget(
+    config: &Config,
+    route: Option<(&[u16], &[u16])>,
+    models: &dyn ModelCatalog,
+) -> Result<u64, LookupFailed> {
     if let Some(fixed) = config.max_reference_bytes {
-        return fixed;
+        return Ok(fixed);
     }
     let Some((provider, model)) = route else {
-        return DEFAULT_MAX_REFERENCE_BYTES;
+        return Ok(DEFAULT_MAX_REFERENCE_BYTES);
     };
     match models.capacity(provider, model) {
         Capacity::ContextWindow(tokens) => {
             let bytes = (tokens * 4.0 * config.reference_context_fraction).floor();
             // `as` saturates; NaN (an infinite window times zero) becomes 0.
-            (bytes as u64).max(DEFAULT_MAX_REFERENCE_BYTES)
+            Ok((bytes as u64).max(DEFAULT_MAX_REFERENCE_BYTES))
         }
-        Capacity::NoAdapter | Capacity::Unknown => DEFAULT_MAX_REFERENCE_BYTES,
+        Capacity::NoAdapter | Capacity::Unknown => Ok(DEFAULT_MAX_REFERENCE_BYTES),
+        Capacity::LookupFailed => Err(LookupFailed),
     }
 }
+
+/// The model lookup of an automatic budget failed for another reason than
+/// a missing adapter (spec `prepare.budget.lookup-failed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LookupFailed;
 
 #[cfg(test)]
 mod tests {
@@ -232,11 +247,11 @@ mod tests {
         ] {
             assert_eq!(
                 budget(&config, route, &Window(window)),
-                expected,
+                Ok(expected),
                 "{window}"
             );
         }
-        assert_eq!(budget(&config, None, &Window(1e9)), 65_536);
+        assert_eq!(budget(&config, None, &Window(1e9)), Ok(65_536));
     }
 
     #[test]

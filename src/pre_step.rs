@@ -7,7 +7,9 @@ use crate::error::Failure;
 use crate::js::json::Json;
 use crate::js::JsString;
 use crate::mention;
-use crate::prepare::{check_cancelled, normalize, read_all, render, Agent, Reference, Services};
+use crate::prepare::{
+    check_cancelled, normalize, read_all, reference_budget, render, Agent, Reference, Services,
+};
 
 /// A direct user message whose text blocks carried references.
 struct Cited {
@@ -77,13 +79,18 @@ fn parse_message(message: &Json) -> Result<Option<(Json, Json)>, Failure> {
     Ok(Some((Json::Object(rewritten), Json::Array(references))))
 }
 
-/// A message as it leaves on the wire: without generated `id` and `role`.
-fn without_identity(message: &Json) -> Json {
+/// A message as it leaves on the wire: without `role`, and without `id`
+/// unless the request keeps ids (spec `pre-step.ids`): a passed-through or
+/// rewritten message keeps the id of the message it comes from.
+fn without_identity(message: &Json, keep_ids: bool) -> Json {
     match message {
         Json::Object(members) => Json::Object(
             members
                 .iter()
-                .filter(|(key, _)| key.to_str().is_none_or(|k| k != "id" && k != "role"))
+                .filter(|(key, _)| {
+                    key.to_str()
+                        .is_none_or(|k| k != "role" && (keep_ids || k != "id"))
+                })
                 .cloned()
                 .collect(),
         ),
@@ -100,6 +107,19 @@ pub fn pre_step(
     agent: &Agent,
     messages: &[Json],
     services: &Services<'_>,
+) -> Result<Vec<Json>, Failure> {
+    pre_step_keeping_ids(config, agent, messages, services, false)
+}
+
+/// [`pre_step`], keeping the `id` of every message that comes from an input
+/// message when `keep_ids` is set (spec `pre-step.ids`); a context message
+/// has no id on the wire (upstream generates one).
+pub fn pre_step_keeping_ids(
+    config: &Config,
+    agent: &Agent,
+    messages: &[Json],
+    services: &Services<'_>,
+    keep_ids: bool,
 ) -> Result<Vec<Json>, Failure> {
     let mut parsed = Vec::new();
     for (index, message) in messages.iter().enumerate() {
@@ -119,21 +139,39 @@ pub fn pre_step(
             references,
         });
     }
+    // The budget is looked up before any read (spec
+    // `prepare.budget.lookup-failed`), every read starts before any is
+    // retained, and a cancel during the reads wins over their failures
+    // (spec `prepare.cancel.stage`).
     let mut contexts = Vec::with_capacity(cited.len());
-    for message in &cited {
-        let reads = read_all(&message.references, services.reader)?;
-        contexts.push(render(config, agent, &message.references, reads, services)?);
+    if !cited.is_empty() {
+        let max_bytes = reference_budget(config, agent, services)?;
+        let reads: Vec<_> = cited
+            .iter()
+            .map(|message| read_all(&message.references, services.reader))
+            .collect();
+        check_cancelled(services)?;
+        for (message, reads) in cited.iter().zip(reads) {
+            contexts.push(render(
+                config,
+                agent,
+                &message.references,
+                reads?,
+                max_bytes,
+                services,
+            )?);
+        }
     }
     let mut out = Vec::with_capacity(messages.len() + contexts.len());
     let mut next = cited.iter().zip(&contexts).peekable();
     for (index, message) in messages.iter().enumerate() {
         match next.peek() {
             Some((cited, context)) if cited.index == index => {
-                out.push(without_identity(&cited.rewritten));
+                out.push(without_identity(&cited.rewritten, keep_ids));
                 out.push(context.to_message());
                 next.next();
             }
-            _ => out.push(without_identity(message)),
+            _ => out.push(without_identity(message, keep_ids)),
         }
     }
     Ok(out)

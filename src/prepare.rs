@@ -113,8 +113,10 @@ pub fn prepare(
         });
     }
     check_cancelled(services)?;
-    let reads = read_all(&references, services.reader)?;
-    let context = render(config, agent, &references, reads, services)?;
+    let max_bytes = reference_budget(config, agent, services)?;
+    let reads = read_all(&references, services.reader);
+    check_cancelled(services)?;
+    let context = render(config, agent, &references, reads?, max_bytes, services)?;
     Ok(Prepared {
         content: content.clone(),
         context: Some(context),
@@ -193,28 +195,50 @@ pub fn check_cancelled(services: &Services<'_>) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Reads every source. The first failed read in input order fails the
-/// whole preparation (spec `prepare.read-failed`); a malformed snapshot is
-/// reported later, when its source is rendered, as upstream only trips over
-/// it while projecting.
+/// The per-reference budget, looked up before any read (spec
+/// `prepare.budget.*`): a model lookup that fails for another reason than a
+/// missing adapter rejects the preparation outside the contract (spec
+/// `prepare.budget.lookup-failed`).
+pub fn reference_budget(
+    config: &Config,
+    agent: &Agent,
+    services: &Services<'_>,
+) -> Result<u64, Failure> {
+    let route = agent.route.as_ref().map(|(p, m)| (p.units(), m.units()));
+    budget(config, route, services.models)
+        .map_err(|_| Failure::Internal("model lookup for the reference budget failed".to_owned()))
+}
+
+/// Reads every source, all of them even after a failure, as upstream
+/// starts every read at once. The first failed read in input order fails
+/// the whole preparation (spec `prepare.read-failed`), unless the turn was
+/// cancelled while reading, which the caller checks first (spec
+/// `prepare.cancel.stage`); a malformed snapshot is reported later, when
+/// its source is rendered, as upstream only trips over it while projecting.
 pub fn read_all(
     references: &[Reference],
     reader: &dyn SessionReader,
 ) -> Result<Vec<Result<Arc<Snapshot>, Failure>>, Failure> {
     let mut reads = Vec::with_capacity(references.len());
+    let mut first_failure = None;
     for reference in references {
         reads.push(match reader.read_surface(&reference.session_id) {
             Ok(snapshot) => Ok(snapshot),
             Err(ReadError::Malformed(failure)) => Err(failure),
             Err(ReadError::Failed(message)) => {
-                return Err(Failure::Contract(Error::new(
+                let failure = Failure::Contract(Error::new(
                     ErrorCode::ReadFailed,
                     format!("failed to read referenced session: {message}"),
-                )))
+                ));
+                first_failure.get_or_insert_with(|| failure.clone());
+                Err(failure)
             }
         });
     }
-    Ok(reads)
+    match first_failure {
+        Some(failure) => Err(failure),
+        None => Ok(reads),
+    }
 }
 
 /// Fits every source into the budget, in input order, and renders the
@@ -225,11 +249,10 @@ pub fn render(
     agent: &Agent,
     references: &[Reference],
     reads: Vec<Result<Arc<Snapshot>, Failure>>,
+    max_bytes: u64,
     services: &Services<'_>,
 ) -> Result<Context, Failure> {
     check_cancelled(services)?;
-    let route = agent.route.as_ref().map(|(p, m)| (p.units(), m.units()));
-    let max_bytes = budget(config, route, services.models);
     let mut retained: Vec<Retained<'_>> = Vec::with_capacity(reads.len());
     for (reference, read) in references.iter().zip(&reads) {
         let snapshot: &Snapshot = read.as_ref().map_err(Clone::clone)?;

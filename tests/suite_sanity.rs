@@ -49,8 +49,10 @@ fn embedded_spec_matches_the_source_tree() {
 
 /// Every vector requires exactly the capabilities its content needs: a lone
 /// surrogate in its input or expected outcome means `lone-surrogates`, a
-/// snapshot without `capturedThroughSeq` means `optional-seq`, and nothing
-/// else requires anything (spec `protocol.capabilities`).
+/// snapshot without `capturedThroughSeq` means `optional-seq`, a failing
+/// model lookup `model-lookup-errors`, a staged `cancel` `staged-cancel`,
+/// `keepIds` `message-ids`, and nothing else requires anything (spec
+/// `protocol.capabilities`).
 #[test]
 fn requires_is_derived_from_each_vectors_content() {
     let mut tagged: BTreeMap<String, usize> = BTreeMap::new();
@@ -72,6 +74,9 @@ fn requires_is_derived_from_each_vectors_content() {
     let count = |capability: &str| tagged.get(capability).copied().unwrap_or(0);
     assert!(count("lone-surrogates") > 40, "{tagged:?}");
     assert!(count("optional-seq") >= 6, "{tagged:?}");
+    for capability in ["model-lookup-errors", "staged-cancel", "message-ids"] {
+        assert!(count(capability) >= 2, "{capability}: {tagged:?}");
+    }
 }
 
 /// Every rule is cited by a vector and every cited rule exists; prints the

@@ -673,7 +673,7 @@ pub fn prepare_snapshot(data: &[u8]) {
     let route = agent.route.as_ref().map(|(p, m)| (p.units(), m.units()));
     assert_eq!(
         crate::config::budget(&config, route, &draw::TinyModels),
-        case.expected_budget(),
+        Ok(case.expected_budget()),
         "budget of {:?}",
         case.budget
     );

@@ -12,17 +12,28 @@ use crate::prepare::{prepare, Agent, Services};
 use crate::projection::project;
 use crate::retention::retain;
 use crate::spill::{SimulatedSpillStore, SpillStore};
-use crate::surface::{JsonSessions, Snapshot};
+use crate::surface::{JsonSessions, ReadError, SessionReader, Snapshot};
 use crate::{mention, pre_step, tag_safe, uri};
+use std::cell::Cell;
+use std::sync::Arc;
 
 /// The name the reference gives in `describe`.
 pub const NAME: &str = "dsh-session-reference";
 
 /// The capabilities the reference declares (spec `protocol.capabilities`):
-/// its strings are JavaScript strings, lone surrogates included, and it
-/// reads snapshots without `capturedThroughSeq` (spec
-/// `surface.seq-absent`).
-pub const CAPABILITIES: &[&str] = &["lone-surrogates", "optional-seq"];
+/// its strings are JavaScript strings, lone surrogates included; it reads
+/// snapshots without `capturedThroughSeq` (spec `surface.seq-absent`); it
+/// takes model lookups that fail (`models` entries `{"lookupError"}`, spec
+/// `prepare.budget.lookup-failed`), cancellation at a stage (`cancel:
+/// {"onRead" | "onSave"}`, spec `prepare.cancel.stage`) and message ids
+/// kept through the pre-step (`keepIds`, spec `pre-step.ids`).
+pub const CAPABILITIES: &[&str] = &[
+    "lone-surrogates",
+    "optional-seq",
+    "model-lookup-errors",
+    "staged-cancel",
+    "message-ids",
+];
 
 /// The output of `describe` for `generation`: `{name, version, features,
 /// capabilities}`.
@@ -217,6 +228,11 @@ impl ModelCatalog for JsonModels<'_> {
         });
         match entry.map(|(_, value)| value.get("contextWindow")) {
             None => Capacity::NoAdapter,
+            // `{"lookupError": MESSAGE}`: the lookup throws (spec
+            // `prepare.budget.lookup-failed`).
+            Some(_) if entry.is_some_and(|(_, value)| value.get("lookupError").is_some()) => {
+                Capacity::LookupFailed
+            }
             Some(Some(Json::Number(tokens))) => Capacity::ContextWindow(*tokens),
             Some(_) => Capacity::Unknown,
         }
@@ -237,6 +253,70 @@ fn spill_store_of(input: &Json) -> Option<SimulatedSpillStore> {
     }
 }
 
+/// The turn's signal as the protocol's `cancel` describes it (spec
+/// `prepare.cancel`, `prepare.cancel.stage`): `true` is aborted from the
+/// start; `{"onRead": N}` aborts when the N-th session read of the op
+/// starts, `{"onSave": N}` when the N-th spill save starts (the read or
+/// save then completes as it would); anything else never aborts.
+struct Signal {
+    aborted: Cell<bool>,
+    on_read: Option<u64>,
+    on_save: Option<u64>,
+    reads: Cell<u64>,
+    saves: Cell<u64>,
+}
+
+impl Signal {
+    fn of(cancel: Option<&Json>) -> Signal {
+        let stage = |name: &str| {
+            cancel
+                .and_then(|c| c.get(name))
+                .and_then(positive_safe_integer)
+        };
+        Signal {
+            aborted: Cell::new(cancel == Some(&Json::Bool(true))),
+            on_read: stage("onRead"),
+            on_save: stage("onSave"),
+            reads: Cell::new(0),
+            saves: Cell::new(0),
+        }
+    }
+
+    /// Counts one started operation; aborts when it is the chosen one.
+    fn started(&self, count: &Cell<u64>, at: Option<u64>) {
+        count.set(count.get().saturating_add(1));
+        if at == Some(count.get()) {
+            self.aborted.set(true);
+        }
+    }
+}
+
+/// A session store whose reads the signal counts.
+struct CountedReader<'a> {
+    inner: &'a dyn SessionReader,
+    signal: &'a Signal,
+}
+
+impl SessionReader for CountedReader<'_> {
+    fn read_surface(&self, id: &JsString) -> Result<Arc<Snapshot>, ReadError> {
+        self.signal.started(&self.signal.reads, self.signal.on_read);
+        self.inner.read_surface(id)
+    }
+}
+
+/// A spill store whose saves the signal counts.
+struct CountedStore<'a> {
+    inner: &'a dyn SpillStore,
+    signal: &'a Signal,
+}
+
+impl SpillStore for CountedStore<'_> {
+    fn save(&self, request: &crate::spill::SpillRequest) -> Result<Vec<(JsString, Json)>, String> {
+        self.signal.started(&self.signal.saves, self.signal.on_save);
+        self.inner.save(request)
+    }
+}
+
 /// Runs `operation` with the request's configuration, agent and services
 /// (sessions, spill store, model registry), as `prepare` and `pre-step` share them.
 fn with_services(
@@ -249,12 +329,20 @@ fn with_services(
     let reader =
         JsonSessions::in_generation(input.get("sessions").unwrap_or(&Json::Null), generation);
     let store = spill_store_of(input);
-    let cancelled = input.get("cancel") == Some(&Json::Bool(true));
+    let signal = Signal::of(input.get("cancel"));
+    let reader = CountedReader {
+        inner: &reader,
+        signal: &signal,
+    };
+    let store = store.as_ref().map(|store| CountedStore {
+        inner: store,
+        signal: &signal,
+    });
     let services = Services {
         reader: &reader,
         spill: store.as_ref().map(|store| store as &dyn SpillStore),
         models: &JsonModels(input.get("models")),
-        cancelled: &|| cancelled,
+        cancelled: &|| signal.aborted.get(),
     };
     Ok(operation(&config, &agent, &services)?)
 }
@@ -277,8 +365,11 @@ fn pre_step_op(generation: Generation, input: &Json) -> Answer {
         .get("messages")
         .and_then(Json::as_array)
         .ok_or_else(|| Outcome::internal("input.messages must be an array"))?;
+    // `keepIds: true`: ids of messages that come from input messages stay
+    // (spec `pre-step.ids`, capability `message-ids`).
+    let keep_ids = input.get("keepIds") == Some(&Json::Bool(true));
     with_services(generation, input, |config, agent, services| {
-        pre_step::pre_step(config, agent, messages, services).map(Json::Array)
+        pre_step::pre_step_keeping_ids(config, agent, messages, services, keep_ids).map(Json::Array)
     })
 }
 

@@ -22,8 +22,9 @@
 //         from the spec text (not from rc.8, whose matching is a substring).
 import {
   PROMPT_PREFIX,
-  abortedSignal,
+  keptIds,
   newResolver,
+  turnSignal,
   readSurfaceFrom,
   retainOnce,
   stringifyTagSafeJson,
@@ -74,6 +75,14 @@ export function checkConfigV2(config) {
 
 // --------------------------------------------------------------- budget (§6.6)
 
+/**
+ * A model lookup that fails for another reason than a missing adapter
+ * (`models["provider/model"]` = `{"lookupError": MESSAGE}`): the newer build
+ * rethrows it, a plain error without a stable code (INTERNAL), before any
+ * read (spec `prepare.budget.lookup-failed`).
+ */
+class ModelLookupError extends Error {}
+
 /** The per-reference byte budget: explicit, else automatic from the route. */
 export function referenceBudget(config, agent, models) {
   if (config.maxReferenceBytes !== undefined) return config.maxReferenceBytes;
@@ -83,6 +92,9 @@ export function referenceBudget(config, agent, models) {
   // No adapter for the route (LlmError NO_ADAPTER) → 64 KiB.
   if (models == null || typeof models !== "object" || !Object.hasOwn(models, key)) return AUTOMATIC_MIN_BYTES;
   const info = models[key];
+  if (info !== null && typeof info === "object" && Object.hasOwn(info, "lookupError")) {
+    return new ModelLookupError(String(info.lookupError));
+  }
   // Capacity unknown → 64 KiB.
   if (info == null || info.contextWindow === undefined) return AUTOMATIC_MIN_BYTES;
   return Math.max(
@@ -191,14 +203,16 @@ async function fullProjection(snapshot, label) {
 }
 
 /** `fullSnapshot` of one omission notice, per the request's `spill` store. */
-async function fullSnapshotNotice(spill, inputIndex, snapshot, label, formatVersion) {
+async function fullSnapshotNotice(spill, inputIndex, snapshot, label, formatVersion, onSave) {
   const mode = spill?.mode ?? "unconfigured";
   switch (mode) {
     case "unconfigured":
       return { status: "unavailable", reason: "storage-not-configured" };
     case "fails":
+      onSave?.();
       return { status: "unavailable", reason: "save-failed" };
     case "saves": {
+      onSave?.();
       const suggestedName = `session-reference-${inputIndex + 1}.txt`;
       const transcript = renderTranscript(await fullProjection(snapshot, label), formatVersion);
       return {
@@ -233,12 +247,14 @@ function withFormatVersion(reference, version) {
  * The v2 `prepare` for one request: rc.8's prepare with the v2 budget and
  * surface, then the v2 additions to the source record and the prompt.
  */
-function preparerV2(input) {
+function preparerV2(input, turn) {
   const config = checkConfigV2(input.config);
+  const budget = referenceBudget(config, input.agent, input.models);
+  const lookupFailure = budget instanceof ModelLookupError ? budget : undefined;
   const rc8Config = {
     maxReferences: config.maxReferences,
     candidateLimit: config.candidateLimit,
-    maxReferenceBytes: rc8Budget(referenceBudget(config, input.agent, input.models)),
+    maxReferenceBytes: lookupFailure === undefined ? rc8Budget(budget) : AUTOMATIC_MIN_BYTES,
   };
   return async (agent, content, references, signal) => {
     // rc.8 reads every normalized source once, synchronously in input order,
@@ -247,8 +263,18 @@ function preparerV2(input) {
     const readSurface = readSurfaceFrom(input.sessions, {
       transformSnapshot: surfaceV2,
       onRead: (_id, snapshot) => reads.push(snapshot),
+      onStart: turn.onRead,
     });
-    const result = await newResolver(rc8Config, readSurface).prepare(agent, content, references, signal);
+    // The newer build looks the model up after the cancel check and before
+    // any read: where rc.8 starts its first read, the lookup fails instead.
+    const reader = lookupFailure === undefined ? readSurface : async () => { throw lookupFailure; };
+    let result;
+    try {
+      result = await newResolver(rc8Config, reader).prepare(agent, content, references, signal);
+    } catch (error) {
+      if (lookupFailure !== undefined && error?.cause === lookupFailure) throw lookupFailure;
+      throw error;
+    }
     const context = result.additionalContext;
     if (context === undefined) return result;
     const { source } = context;
@@ -266,8 +292,13 @@ function preparerV2(input) {
         capturedThroughSeq: reference.capturedThroughSeq,
         omittedMessages: reference.omittedMessages,
         omittedBytes: reference.omittedBytes,
-        fullSnapshot: await fullSnapshotNotice(input.spill, i, reads[i], reference.label, versions[i]),
+        fullSnapshot: await fullSnapshotNotice(input.spill, i, reads[i], reference.label, versions[i], turn.onSave),
       });
+    }
+    // A cancel while the saves run: nothing is published (the newer build
+    // settles the saves with the signal, then checks it again).
+    if (signal?.aborted === true) {
+      throw new upstream.SessionReferenceError("session reference preparation was cancelled", "SESSION_REFERENCE_CANCELLED");
     }
     if (notices.length > 0) text += OMISSIONS_HEADING + stringifyTagSafeJson(notices);
     return {
@@ -442,7 +473,7 @@ export const v2Ops = {
       "candidates-v2",
       "candidates-fuzzy",
     ],
-    capabilities: ["lone-surrogates", "optional-seq"],
+    capabilities: ["lone-surrogates", "optional-seq", "model-lookup-errors", "staged-cancel", "message-ids"],
   }),
   "candidates/list": (input) => listCandidatesV2(input, input.limit),
   "candidates/remote": (input) => remoteCandidatesV2(input),
@@ -452,17 +483,18 @@ export const v2Ops = {
     return true;
   },
   prepare: async (input) => {
-    const prepare = preparerV2(input);
-    const signal = input.cancel === true ? abortedSignal() : undefined;
-    return wirePrepared(await prepare(input.agent, input.content, input.references, signal));
+    const turn = turnSignal(input.cancel);
+    const prepare = preparerV2(input, turn);
+    return wirePrepared(await prepare(input.agent, input.content, input.references, turn.signal));
   },
   "pre-step": async (input) => {
-    const prepare = preparerV2(input);
+    const turn = turnSignal(input.cancel, true);
+    const prepare = preparerV2(input, turn);
     // rc.8's listener body with the emulated prepare in place of its own.
     const resolver = newResolver({ maxReferences: 3 });
     resolver.prepare = prepare;
-    const signal = input.cancel === true ? abortedSignal() : new AbortController().signal;
-    const messages = await resolver.prepareDirectMessages(input.agent, input.messages, signal);
-    return messages.map(wireMessage);
+    const messages = await resolver.prepareDirectMessages(input.agent, input.messages, turn.signal);
+    const ids = keptIds(input);
+    return messages.map((message) => wireMessage(message, ids));
   },
 };

@@ -4,7 +4,7 @@
 // from the packages' own code: this module only materializes the requested
 // working directory in a fresh temporary directory, builds the smallest host
 // the local provider needs (a cordis Context with an `agents` service) and
-// calls its public `list`.
+// calls its Remote face `remoteExportList` (which delegates to `list`).
 import { activeAtToken, formatFileMention } from "@deepseek-ai/dsh-file-reference";
 import { LocalFileReferenceService } from "@deepseek-ai/dsh-file-reference-local";
 import { Context } from "@deepseek-ai/cordis";
@@ -98,9 +98,12 @@ export const fileOps = {
   "files/list": async ({ tree, query, config }) => {
     const service = newLocalService(config);
     return withTree(tree, (root) => {
-      // One agent whose session works in the materialized directory.
+      // One agent whose session works in the materialized directory. The
+      // Remote face `fileReferences/list` (remoteExportList) answers, as a
+      // host's remote caller reaches it; it carries list's contract
+      // (spec `files.remote`).
       const agent = { session: { header: { cwd: root } } };
-      return service.list(agent, query, new AbortController().signal);
+      return service.remoteExportList(agent, query, new AbortController().signal);
     });
   },
 };

@@ -54,9 +54,10 @@ function configOf(input) {
  * `transformSnapshot` lets an emulation adjust snapshots before the package
  * sees them; `onRead(id, snapshot)` observes each read in call order.
  */
-export function readSurfaceFrom(sessions, { transformSnapshot = (s) => s, onRead } = {}) {
+export function readSurfaceFrom(sessions, { transformSnapshot = (s) => s, onRead, onStart } = {}) {
   const table = sessions ?? {};
   return async (id) => {
+    onStart?.(id);
     if (typeof table !== "object" || !Object.hasOwn(table, id)) {
       onRead?.(id, undefined);
       throw new Error(`session not found: ${id}`);
@@ -91,10 +92,50 @@ export function abortedSignal() {
   return controller.signal;
 }
 
-/** A message as the wire carries it: without generated `id` and `role`. */
-export function wireMessage(message) {
-  const { role: _role, id: _id, ...rest } = message;
-  return rest;
+/**
+ * The turn's signal as the protocol's `cancel` describes it (spec
+ * `prepare.cancel`, `prepare.cancel.stage`): `true` is aborted from the
+ * start; `{"onRead": N}` aborts when the N-th session read starts,
+ * `{"onSave": N}` when the N-th spill save starts (each then completes as
+ * it would). `signal` is undefined when nothing can abort and `always` is
+ * false (rc.8's `prepare` called without a signal).
+ */
+export function turnSignal(cancel, always = false) {
+  const controller = new AbortController();
+  if (cancel === true) controller.abort();
+  const staged = cancel !== null && typeof cancel === "object";
+  const at = (name) => (staged && Number.isSafeInteger(cancel[name]) && cancel[name] > 0 ? cancel[name] : undefined);
+  const counter = (limit) => {
+    let count = 0;
+    return () => {
+      count += 1;
+      if (count === limit) controller.abort();
+    };
+  };
+  return {
+    signal: always || cancel === true || staged ? controller.signal : undefined,
+    onRead: counter(at("onRead")),
+    onSave: counter(at("onSave")),
+  };
+}
+
+/**
+ * A message as it leaves on the wire: without `role`, and without its `id`
+ * unless `keepIds` keeps the ids of messages that come from input messages
+ * (spec `pre-step.ids`); a context message's id is generated and dropped.
+ */
+export function wireMessage(message, inputIds = undefined) {
+  const { role: _role, id, ...rest } = message;
+  if (inputIds === undefined || !inputIds.has(id)) return rest;
+  const out = {};
+  for (const key of Object.keys(message)) if (key !== "role") out[key] = message[key];
+  return out;
+}
+
+/** The ids of the input messages when the request keeps ids (`keepIds: true`). */
+export function keptIds(input) {
+  if (input.keepIds !== true || !Array.isArray(input.messages)) return undefined;
+  return new Set(input.messages.filter((m) => m !== null && typeof m === "object" && Object.hasOwn(m, "id")).map((m) => m.id));
 }
 
 /** `prepare`'s result on the wire: {content, additionalContext?: {source, content}}. */
@@ -219,8 +260,10 @@ export const v1Ops = {
     version: packageJson.version,
     features: ["uri", "mention", "json", "retain", "prepare-v1", "pre-step-v1", "config-v1", "files", "candidates-v1"],
     // JavaScript strings hold lone surrogates, and rc.8 copies an absent
-    // capturedThroughSeq as absent (protocol.capabilities).
-    capabilities: ["lone-surrogates", "optional-seq"],
+    // capturedThroughSeq as absent (protocol.capabilities). rc.8 never looks
+    // up a model (its budget is fixed), so a failing lookup is taken by
+    // ignoring it; staged cancellation and kept ids drive rc.8's own code.
+    capabilities: ["lone-surrogates", "optional-seq", "model-lookup-errors", "staged-cancel", "message-ids"],
   }),
   // rc.8 discovery: listCandidates / remoteExportCandidates.
   ...candidateOps,
@@ -237,15 +280,16 @@ export const v1Ops = {
     return true;
   },
   prepare: async (input) => {
-    const resolver = newResolver(configOf(input), readSurfaceFrom(input.sessions));
-    const signal = input.cancel === true ? abortedSignal() : undefined;
-    return wirePrepared(await resolver.prepare(input.agent, input.content, input.references, signal));
+    const turn = turnSignal(input.cancel);
+    const resolver = newResolver(configOf(input), readSurfaceFrom(input.sessions, { onStart: turn.onRead }));
+    return wirePrepared(await resolver.prepare(input.agent, input.content, input.references, turn.signal));
   },
   "pre-step": async (input) => {
-    const resolver = newResolver(configOf(input), readSurfaceFrom(input.sessions));
     // What the agent/pre-step listener runs; a turn always has a signal.
-    const signal = input.cancel === true ? abortedSignal() : new AbortController().signal;
-    const messages = await resolver.prepareDirectMessages(input.agent, input.messages, signal);
-    return messages.map(wireMessage);
+    const turn = turnSignal(input.cancel, true);
+    const resolver = newResolver(configOf(input), readSurfaceFrom(input.sessions, { onStart: turn.onRead }));
+    const messages = await resolver.prepareDirectMessages(input.agent, input.messages, turn.signal);
+    const ids = keptIds(input);
+    return messages.map((message) => wireMessage(message, ids));
   },
 };

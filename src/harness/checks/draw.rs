@@ -647,7 +647,9 @@ impl PrepareCase {
                         };
                         bytes.max(DEFAULT_MAX_REFERENCE_BYTES)
                     }
-                    Capacity::Unknown | Capacity::NoAdapter => DEFAULT_MAX_REFERENCE_BYTES,
+                    Capacity::Unknown | Capacity::NoAdapter | Capacity::LookupFailed => {
+                        DEFAULT_MAX_REFERENCE_BYTES
+                    }
                 }
             }
         }

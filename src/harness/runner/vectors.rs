@@ -394,11 +394,27 @@ pub const LONE_SURROGATES: &str = "lone-surrogates";
 /// `surface.seq-absent`).
 pub const OPTIONAL_SEQ: &str = "optional-seq";
 
+/// The capability a vector needs when a `models` entry of its input is a
+/// failing lookup, `{"lookupError": …}` (spec `protocol.capabilities`,
+/// `prepare.budget.lookup-failed`).
+pub const MODEL_LOOKUP_ERRORS: &str = "model-lookup-errors";
+
+/// The capability a vector needs when its `cancel` names a stage, an
+/// object such as `{"onRead": 2}` (spec `protocol.capabilities`,
+/// `prepare.cancel.stage`).
+pub const STAGED_CANCEL: &str = "staged-cancel";
+
+/// The capability a vector needs when it asks the pre-step to keep message
+/// ids, `"keepIds": true` (spec `protocol.capabilities`, `pre-step.ids`).
+pub const MESSAGE_IDS: &str = "message-ids";
+
 /// The capabilities a vector of `op` with this input and expectation
 /// requires: an implementation whose strings cannot hold a lone surrogate
-/// can neither receive nor produce one (`lone-surrogates`), and one that
+/// can neither receive nor produce one (`lone-surrogates`); one that
 /// types `capturedThroughSeq` as required cannot read a snapshot without
-/// it (`optional-seq`).
+/// it (`optional-seq`); and an implementation that does not know the
+/// protocol's later optional members would silently misread them
+/// (`model-lookup-errors`, `staged-cancel`, `message-ids`).
 pub fn required_capabilities(op: &str, input: &Json, expect: &Json) -> Vec<String> {
     let mut needed = Vec::new();
     if input.has_lone_surrogate() || expect.has_lone_surrogate() {
@@ -406,6 +422,24 @@ pub fn required_capabilities(op: &str, input: &Json, expect: &Json) -> Vec<Strin
     }
     if snapshots(op, input).any(|snapshot| snapshot.get("capturedThroughSeq").is_none()) {
         needed.push(OPTIONAL_SEQ.to_owned());
+    }
+    let prepares = matches!(op, "prepare" | "pre-step");
+    let failing_lookup = input
+        .get("models")
+        .and_then(Json::as_object)
+        .is_some_and(|models| {
+            models
+                .iter()
+                .any(|(_, entry)| entry.as_object().is_some() && entry.get("lookupError").is_some())
+        });
+    if prepares && failing_lookup {
+        needed.push(MODEL_LOOKUP_ERRORS.to_owned());
+    }
+    if prepares && input.get("cancel").and_then(Json::as_object).is_some() {
+        needed.push(STAGED_CANCEL.to_owned());
+    }
+    if op == "pre-step" && input.get("keepIds") == Some(&Json::Bool(true)) {
+        needed.push(MESSAGE_IDS.to_owned());
     }
     needed
 }

@@ -424,6 +424,7 @@ mod tests {
             requires: Vec::new(),
             input: Json::object([("sessionId", Json::str("abc"))]),
             expect,
+            sides: Vec::new(),
         }
     }
 

@@ -23,6 +23,7 @@ const VECTOR_FIELDS: &[&str] = &[
     "requires",
     "input",
     "expect",
+    "sides",
     "comment",
 ];
 
@@ -65,6 +66,10 @@ pub struct Vector {
     pub input: Json,
     /// The expected outcome.
     pub expect: Expect,
+    /// For rules that distinguish cases, which side of the rule's boundary
+    /// this vector is on: `(rule id, side)`, in written order (optional
+    /// member `sides`, spec `conformance.sides`).
+    pub sides: Vec<(String, String)>,
 }
 
 /// A vector file: its path, description and vectors, and its JSON tree so
@@ -543,8 +548,51 @@ impl Vector {
             },
             input,
             expect,
+            sides: sides(entry)?,
         })
     }
+}
+
+/// The optional `sides` member: an object from a cited rule id to the name
+/// of the side of that rule's boundary the vector is on (spec
+/// `conformance.sides`).
+fn sides(entry: &Json) -> Result<Vec<(String, String)>, String> {
+    let Some(value) = entry.get("sides") else {
+        return Ok(Vec::new());
+    };
+    let members = value
+        .as_object()
+        .ok_or("\"sides\" must be an object from rule id to side")?;
+    let rules = string_list(entry, "rules")?;
+    let mut sides = Vec::new();
+    for (rule, side) in members {
+        let rule = rule.to_str().ok_or("\"sides\" keys must be rule ids")?;
+        if !rules.contains(&rule) {
+            return Err(format!(
+                "\"sides\" names {rule:?}, which \"rules\" does not cite"
+            ));
+        }
+        let side = side
+            .as_string()
+            .filter(|side| is_valid_side(side))
+            .ok_or(format!("the side of {rule:?} must be a lowercase word"))?;
+        if sides.iter().any(|(known, _)| *known == rule) {
+            return Err(format!("\"sides\" names {rule:?} twice"));
+        }
+        sides.push((rule, side));
+    }
+    if sides.is_empty() {
+        return Err("\"sides\" must not be empty".to_owned());
+    }
+    Ok(sides)
+}
+
+/// A side's name: lowercase letters, digits and `-`.
+pub fn is_valid_side(side: &str) -> bool {
+    !side.is_empty()
+        && side
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 #[cfg(test)]

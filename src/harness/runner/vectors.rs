@@ -617,6 +617,38 @@ mod tests {
         }
     }
 
+    /// runner.malformed-vectors: a `sides` member that is not an object of
+    /// cited rules to side names is refused, naming the entry.
+    #[test]
+    fn malformed_sides_are_refused() {
+        let entry = |sides: &str| {
+            file_with("0").replace(
+                "\"expect\": {\"output\":[0]}",
+                &format!("\"expect\": {{\"output\":[0]}},\n      \"sides\": {sides}"),
+            )
+        };
+        let parse = |text: &str| VectorFile::parse(Path::new("json/numbers.json"), text);
+        let good = parse(&entry(r#"{"json.stringify.numbers": "zero"}"#)).expect("valid");
+        assert_eq!(
+            good.vectors[0].sides,
+            [("json.stringify.numbers".to_owned(), "zero".to_owned())]
+        );
+        for bad in [
+            r#"{"json.other": "zero"}"#,
+            r#"{"json.stringify.numbers": "Zero"}"#,
+            r#"{"json.stringify.numbers": 1}"#,
+            r#"{}"#,
+            r#"["zero"]"#,
+        ] {
+            let error = parse(&entry(bad)).expect_err(bad);
+            assert_eq!(
+                error.entry.as_deref(),
+                Some("vector 0 (json.numbers.kept)"),
+                "{bad}"
+            );
+        }
+    }
+
     /// Vector files keep every number exactly (spec
     /// `conformance.vector-format`): read then written, a file in canonical
     /// form comes back byte for byte, -0 keeping its sign and every double

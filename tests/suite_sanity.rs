@@ -115,13 +115,16 @@ fn spec_coverage() {
 
 /// The string members of each op's input (spec adapter-protocol.md), as
 /// paths: `a.b` a member, `a[]` every item of an array, `a.*` every member
-/// of an object. Each needs edge vectors (spec `conformance.depth`).
+/// of an object; `text:label` is the label of the first explicit mention
+/// in `text` (between `@[` and `](`). Each needs edge vectors (spec
+/// `conformance.depth`).
 const STRING_FIELDS: &[(&str, &str)] = &[
     ("uri/encode", "sessionId"),
     ("uri/decode", "uri"),
     ("mention/format", "sessionId"),
     ("mention/format", "label"),
     ("mention/parse", "text"),
+    ("mention/parse", "text:label"),
     ("json/tag-safe", "value"),
     ("retain", "label"),
     ("retain", "snapshot.session.id"),
@@ -237,6 +240,16 @@ fn strings_at<'a>(value: &'a Json, path: &str, out: &mut Vec<&'a [u16]>) {
     }
 }
 
+/// The label of the first explicit mention `@[LABEL](` in `text`.
+fn explicit_label(text: &[u16]) -> Option<&[u16]> {
+    let open = [u16::from(b'@'), u16::from(b'[')];
+    let close = [u16::from(b']'), u16::from(b'(')];
+    let start = text.windows(2).position(|w| w == open)? + 2;
+    // The last `](` closes the label (a label may hold `]`).
+    let end = text.windows(2).rposition(|w| w == close)?;
+    (end >= start).then(|| &text[start..end])
+}
+
 /// Everything in the suite below the depth bar (spec `conformance.depth`):
 /// rules cited by fewer than two vectors (or tests), declared sides without
 /// a vector, and string fields without a vector whose value starts and ends
@@ -280,8 +293,17 @@ fn below_the_bar() -> Vec<String> {
     }
     for (op, path) in STRING_FIELDS {
         let mut values = Vec::new();
+        let (member, label) = match path.strip_suffix(":label") {
+            Some(member) => (member, true),
+            None => (*path, false),
+        };
         for (_, vector) in suite.vectors().filter(|(_, vector)| vector.op == *op) {
-            strings_at(&vector.input, path, &mut values);
+            let mut found = Vec::new();
+            strings_at(&vector.input, member, &mut found);
+            if label {
+                found = found.into_iter().filter_map(explicit_label).collect();
+            }
+            values.extend(found);
         }
         let missing: Vec<&str> = EDGE_CLASSES
             .iter()

@@ -20,6 +20,10 @@ pub struct Rule {
     pub file: String,
     /// Its normative paragraph, lines joined by spaces.
     pub text: String,
+    /// The sides of the boundary the rule draws between cases, from the
+    /// paragraph's last line `Sides: \`a\`, \`b\`.` (spec
+    /// `conformance.sides`); empty for a rule that draws none.
+    pub sides: Vec<String>,
 }
 
 /// The rules written in one spec file, in order.
@@ -35,6 +39,7 @@ pub fn parse(file: &str, text: &str) -> Vec<Rule> {
                 id: id.to_owned(),
                 file: file.to_owned(),
                 text: String::new(),
+                sides: Vec::new(),
             });
             open = true;
         } else if line.trim().is_empty() || line.starts_with('#') {
@@ -42,6 +47,15 @@ pub fn parse(file: &str, text: &str) -> Vec<Rule> {
         } else if open {
             if let Some(rule) = rules.last_mut() {
                 let line = line.trim();
+                if let Some(list) = line.strip_prefix("Sides:") {
+                    rule.sides = list
+                        .trim()
+                        .trim_end_matches('.')
+                        .split(',')
+                        .map(|side| side.trim().trim_matches('`').to_owned())
+                        .filter(|side| !side.is_empty())
+                        .collect();
+                }
                 if !rule.text.is_empty() {
                     rule.text.push(if is_step(line) { '\n' } else { ' ' });
                 }
@@ -87,6 +101,15 @@ mod tests {
         assert_eq!(rules[0].text, "First line second line.");
         assert_eq!(rules[1].id, "a.c");
         assert_eq!(rules[1].text, "One.");
+        assert!(rules[0].sides.is_empty());
+    }
+
+    #[test]
+    fn a_sides_line_names_the_sides_of_a_rule() {
+        let text = "r[a.b]\nFits or not.\nSides: `fits`, `over`.\n";
+        let rules = parse("x.md", text);
+        assert_eq!(rules[0].sides, ["fits", "over"]);
+        assert_eq!(rules[0].text, "Fits or not. Sides: `fits`, `over`.");
     }
 
     #[test]

@@ -469,4 +469,48 @@ mod tests {
         assert!(describe(r#"{"name":"n","version":"1","features":"uri"}"#).is_err());
         assert!(describe(r#"{"name":"n","features":[]}"#).is_err());
     }
+
+    /// runner.protocol-failure, runner.restart: an implementation that
+    /// exits after its first answer fails the next call with a protocol
+    /// failure, and the call after that is answered by a new process (which
+    /// is asked `describe` first).
+    #[test]
+    fn a_dead_process_fails_one_call_and_is_started_again() {
+        // Answers each request by its id (the first is `describe`), then
+        // exits after its second answer.
+        let script =
+            std::env::temp_dir().join(format!("dsh-runner-restart-{}.sh", std::process::id()));
+        std::fs::write(
+            &script,
+            r#"n=0
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed 's/^{"id":"\([^"]*\)".*/\1/')
+  if [ "$n" = 0 ]; then
+    printf '{"id":"%s","output":{"name":"n","version":"1","features":["uri"]}}\n' "$id"
+  else
+    printf '{"id":"%s","output":"ok"}\n' "$id"
+  fi
+  n=$((n+1))
+  [ "$n" = 2 ] && exit 0
+done
+"#,
+        )
+        .expect("temporary script");
+        let mut external =
+            External::new(&format!("sh {}", script.display()), Duration::from_secs(10));
+        assert!(external.describe().is_ok());
+        let input = Json::object([("sessionId", Json::str("a"))]);
+        assert_eq!(
+            external.call("uri/encode", &input),
+            Ok(Outcome::Output(Json::str("ok")))
+        );
+        let failure = external.call("uri/encode", &input);
+        assert!(failure.is_err(), "{failure:?}");
+        assert_eq!(
+            external.call("uri/encode", &input),
+            Ok(Outcome::Output(Json::str("ok"))),
+            "a new process answers after the failure"
+        );
+        let _ = std::fs::remove_file(&script);
+    }
 }

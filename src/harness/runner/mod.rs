@@ -424,6 +424,7 @@ mod tests {
             requires: Vec::new(),
             input: Json::object([("sessionId", Json::str("abc"))]),
             expect,
+            sides: Vec::new(),
         }
     }
 
@@ -465,6 +466,7 @@ mod tests {
 
     #[test]
     fn strings_are_compared_by_code_unit_and_shown_escaped() {
+        // runner.diff: both outcomes escaped, the first differing code unit
         let expected = Json::String(JsString::from_units(vec![0x61, 0xD800]));
         let actual = Json::String(JsString::from_units(vec![0x61, 0xFFFD]));
         let Status::Failed(detail) = check(
@@ -482,6 +484,7 @@ mod tests {
 
     #[test]
     fn error_codes_protocol_failures_and_unsupported() {
+        // runner.protocol-failure: a failure to answer fails the vector
         let code = "SESSION_REFERENCE_INVALID_REFERENCE";
         let error = |code: &str| {
             Ok(Outcome::Error {

@@ -23,6 +23,7 @@ const VECTOR_FIELDS: &[&str] = &[
     "requires",
     "input",
     "expect",
+    "sides",
     "comment",
 ];
 
@@ -65,6 +66,10 @@ pub struct Vector {
     pub input: Json,
     /// The expected outcome.
     pub expect: Expect,
+    /// For rules that distinguish cases, which side of the rule's boundary
+    /// this vector is on: `(rule id, side)`, in written order (optional
+    /// member `sides`, spec `conformance.sides`).
+    pub sides: Vec<(String, String)>,
 }
 
 /// A vector file: its path, description and vectors, and its JSON tree so
@@ -577,6 +582,143 @@ impl Vector {
             },
             input,
             expect,
+            sides: sides(entry)?,
         })
+    }
+}
+
+/// The optional `sides` member: an object from a cited rule id to the name
+/// of the side of that rule's boundary the vector is on (spec
+/// `conformance.sides`).
+fn sides(entry: &Json) -> Result<Vec<(String, String)>, String> {
+    let Some(value) = entry.get("sides") else {
+        return Ok(Vec::new());
+    };
+    let members = value
+        .as_object()
+        .ok_or("\"sides\" must be an object from rule id to side")?;
+    let rules = string_list(entry, "rules")?;
+    let mut sides = Vec::new();
+    for (rule, side) in members {
+        let rule = rule.to_str().ok_or("\"sides\" keys must be rule ids")?;
+        if !rules.contains(&rule) {
+            return Err(format!(
+                "\"sides\" names {rule:?}, which \"rules\" does not cite"
+            ));
+        }
+        let side = side
+            .as_string()
+            .filter(|side| is_valid_side(side))
+            .ok_or(format!("the side of {rule:?} must be a lowercase word"))?;
+        if sides.iter().any(|(known, _)| *known == rule) {
+            return Err(format!("\"sides\" names {rule:?} twice"));
+        }
+        sides.push((rule, side));
+    }
+    if sides.is_empty() {
+        return Err("\"sides\" must not be empty".to_owned());
+    }
+    Ok(sides)
+}
+
+/// A side's name: lowercase letters, digits and `-`.
+pub fn is_valid_side(side: &str) -> bool {
+    !side.is_empty()
+        && side
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A vector file in canonical form whose input and expectation hold
+    /// `numbers` (written as they are) in an array and in an object.
+    fn file_with(numbers: &str) -> String {
+        format!(
+            "{{\n  \"description\": \"numbers\",\n  \"vectors\": [\n    {{\n      \"id\": \"json.numbers.kept\",\n      \"rules\": [\"json.stringify.numbers\"],\n      \"description\": \"numbers are kept\",\n      \"op\": \"json/tag-safe\",\n      \"features\": [\"json\"],\n      \"input\": {{\"value\":[{numbers},[{numbers}],{{\"a\":[{numbers}],\"b\":-0}}]}},\n      \"expect\": {{\"output\":[{numbers}]}}\n    }}\n  ]\n}}\n"
+        )
+    }
+
+    /// Every double of `value`, by its bits, in document order.
+    fn bits(value: &Json, out: &mut Vec<u64>) {
+        match value {
+            Json::Number(number) => out.push(number.to_bits()),
+            Json::Array(items) => items.iter().for_each(|item| bits(item, out)),
+            Json::Object(members) => members.iter().for_each(|(_, item)| bits(item, out)),
+            _ => {}
+        }
+    }
+
+    /// runner.malformed-vectors: a `sides` member that is not an object of
+    /// cited rules to side names is refused, naming the entry.
+    #[test]
+    fn malformed_sides_are_refused() {
+        let entry = |sides: &str| {
+            file_with("0").replace(
+                "\"expect\": {\"output\":[0]}",
+                &format!("\"expect\": {{\"output\":[0]}},\n      \"sides\": {sides}"),
+            )
+        };
+        let parse = |text: &str| VectorFile::parse(Path::new("json/numbers.json"), text);
+        let good = parse(&entry(r#"{"json.stringify.numbers": "zero"}"#)).expect("valid");
+        assert_eq!(
+            good.vectors[0].sides,
+            [("json.stringify.numbers".to_owned(), "zero".to_owned())]
+        );
+        for bad in [
+            r#"{"json.other": "zero"}"#,
+            r#"{"json.stringify.numbers": "Zero"}"#,
+            r#"{"json.stringify.numbers": 1}"#,
+            r#"{}"#,
+            r#"["zero"]"#,
+        ] {
+            let error = parse(&entry(bad)).expect_err(bad);
+            assert_eq!(
+                error.entry.as_deref(),
+                Some("vector 0 (json.numbers.kept)"),
+                "{bad}"
+            );
+        }
+    }
+
+    /// Vector files keep every number exactly (spec
+    /// `conformance.vector-format`): read then written, a file in canonical
+    /// form comes back byte for byte, -0 keeping its sign and every double
+    /// in its shortest round-trip spelling.
+    #[test]
+    fn numbers_survive_read_and_write_byte_for_byte() {
+        let numbers = "-0,0,1e+21,1e+308,5e-324,-5e-324,0.1,-0.1,2.2250738585072014e-308,\
+                       1.7976931348623157e+308,9007199254740993,100000000000000000000,\
+                       46982672554.440796,1e999,-1e999";
+        // 9007199254740993 is no double: it reads as …992.
+        let canonical = numbers.replace("9007199254740993", "9007199254740992");
+        let text = file_with(&canonical);
+        let file = VectorFile::parse(Path::new("json/numbers.json"), &text).expect("valid");
+        assert_eq!(file.rewritten(&|_| None), text);
+        let mut read = Vec::new();
+        bits(&file.tree, &mut read);
+        assert!(read.contains(&(-0.0f64).to_bits()), "-0 lost");
+        assert_eq!(
+            read.iter().filter(|b| **b == (-0.0f64).to_bits()).count(),
+            5,
+            "every -0 keeps its sign (four lists and one member)"
+        );
+        // Other spellings of the same doubles are written in the shortest
+        // form, and keep every bit.
+        let other = file_with(
+            "-0.0,0.0,1E21,1e+308,4.9e-324,-4.9e-324,0.10,-1e-1,2.2250738585072014E-308,\
+             1.7976931348623157e308,9007199254740993,1e20,46982672554.4407960,1e999,-1e999",
+        );
+        let file = VectorFile::parse(Path::new("json/numbers.json"), &other).expect("valid");
+        let written = file.rewritten(&|_| None);
+        assert_eq!(written, text);
+        let again = VectorFile::parse(Path::new("json/numbers.json"), &written).expect("valid");
+        let mut before = Vec::new();
+        bits(&file.tree, &mut before);
+        let mut after = Vec::new();
+        bits(&again.tree, &mut after);
+        assert_eq!(before, after);
     }
 }

@@ -835,3 +835,37 @@ pub fn run(
     }
     summary
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Generation;
+    use crate::harness::runner::adapter::BuiltIn;
+
+    /// runner.differential.operation: a time limit that has passed, or an
+    /// interrupt, stops the run before the next case, and the summary says
+    /// why.
+    #[test]
+    fn a_time_limit_or_an_interrupt_stops_the_run_with_its_reason() {
+        let mut a = BuiltIn(Generation::Newest);
+        let mut b = BuiltIn(Generation::Newest);
+        let (da, db) = (
+            a.describe().expect("describe"),
+            b.describe().expect("describe"),
+        );
+        let plan = plan(&da, &db, Some(&["uri/encode".to_owned()]));
+        let mut options = Options::new(1_000, 7);
+        options.time_limit = Some(Duration::ZERO);
+        let summary = run(&plan, &mut a, &mut b, &options, |_| {});
+        assert!(matches!(summary.stopped, Some(Stopped::TimeLimit)));
+        assert_eq!(summary.cases, 0);
+        let flag = AtomicBool::new(true);
+        let mut options = Options::new(1_000, 7);
+        options.interrupted = Some(&flag);
+        let summary = run(&plan, &mut a, &mut b, &options, |_| {});
+        assert!(matches!(summary.stopped, Some(Stopped::Interrupted)));
+        let summary = run(&plan, &mut a, &mut b, &Options::new(20, 7), |_| {});
+        assert!(summary.stopped.is_none());
+        assert_eq!((summary.cases, summary.agreed), (20, 20));
+    }
+}

@@ -161,7 +161,10 @@ const STRING_FIELDS: &[(&str, &str)] = &[
     ("pre-step", "messages[].content[].text"),
     ("pre-step", "sessions.*.session.cwd"),
     ("pre-step", "sessions.*.events[].data.content[].text"),
-    ("pre-step", "sessions.*.events[].data.message.content[].text"),
+    (
+        "pre-step",
+        "sessions.*.events[].data.message.content[].text",
+    ),
     ("pre-step", "sessions.*.readError"),
     ("pre-step", "messages[].content[].type"),
     ("pre-step", "messages[].source.kind"),

@@ -136,6 +136,9 @@ const STRING_FIELDS: &[(&str, &str)] = &[
     ("retain", "snapshot.session.cwd"),
     ("retain", "snapshot.events[].data.content[].text"),
     ("retain", "snapshot.events[].data.message.content[].text"),
+    ("retain", "snapshot.events[].data.source.kind"),
+    ("retain", "snapshot.events[].data.content[].type"),
+    ("retain", "snapshot.events[].type"),
     ("prepare", "agent.id"),
     ("prepare", "agent.cwd"),
     ("prepare", "content[].text"),
@@ -143,11 +146,35 @@ const STRING_FIELDS: &[(&str, &str)] = &[
     ("prepare", "references[].label"),
     ("prepare", "sessions.*.session.cwd"),
     ("prepare", "sessions.*.events[].data.content[].text"),
+    ("prepare", "sessions.*.events[].data.message.content[].text"),
+    ("prepare", "sessions.*.readError"),
+    ("prepare", "content[].type"),
+    ("prepare", "sessions.*.session.id"),
+    ("prepare", "sessions.*.events[].data.source.kind"),
+    ("prepare", "sessions.*.events[].data.content[].type"),
+    ("prepare", "sessions.*.events[].type"),
+    ("prepare", "agent.route.provider"),
+    ("prepare", "agent.route.model"),
+    ("prepare", "models.*.lookupError"),
     ("pre-step", "agent.id"),
     ("pre-step", "agent.cwd"),
     ("pre-step", "messages[].content[].text"),
     ("pre-step", "sessions.*.session.cwd"),
     ("pre-step", "sessions.*.events[].data.content[].text"),
+    (
+        "pre-step",
+        "sessions.*.events[].data.message.content[].text",
+    ),
+    ("pre-step", "sessions.*.readError"),
+    ("pre-step", "messages[].content[].type"),
+    ("pre-step", "messages[].source.kind"),
+    ("pre-step", "sessions.*.session.id"),
+    ("pre-step", "sessions.*.events[].data.source.kind"),
+    ("pre-step", "sessions.*.events[].data.content[].type"),
+    ("pre-step", "sessions.*.events[].type"),
+    ("pre-step", "agent.route.provider"),
+    ("pre-step", "agent.route.model"),
+    ("pre-step", "models.*.lookupError"),
     ("candidates/list", "agent.id"),
     ("candidates/list", "agent.cwd"),
     ("candidates/list", "query"),
@@ -164,8 +191,16 @@ const STRING_FIELDS: &[(&str, &str)] = &[
     ("candidates/remote", "sessions[].subagentLabel"),
     ("files/token", "line"),
     ("files/format", "candidate.path"),
+    ("files/format", "candidate.kind"),
     ("files/list", "query"),
     ("files/list", "tree.entries[].path"),
+    ("files/list", "tree.entries[].target"),
+    ("files/list", "config.excludedDirectories[]"),
+    // Excluded on purpose: `spill.mode` (`prepare`, `pre-step`) and
+    // `tree.entries[].kind` (`files/list`) are selectors of the adapter
+    // protocol, read by the adapter to choose a spill store or what to
+    // create on disk; they never reach the implementation as text, so an
+    // edge class there asks nothing of it.
 ];
 
 /// The edge classes every string field starts and ends with in some vector

@@ -161,6 +161,21 @@ struct Parser<'a> {
     members: Vec<(JsString, Json)>,
 }
 
+/// The entries of `stack` above `base`, moved into a vector of their exact
+/// length with one block copy (draining them one by one was a tenth of the
+/// time of reading a large message). At the bottom of the stack the stack
+/// itself is taken and trimmed, so no container keeps the stack's spare
+/// capacity.
+fn take_above<T>(stack: &mut Vec<T>, base: usize) -> Vec<T> {
+    if base == 0 {
+        let mut taken = std::mem::take(stack);
+        taken.shrink_to_fit();
+        taken
+    } else {
+        stack.split_off(base)
+    }
+}
+
 /// The value of one hexadecimal digit.
 fn hex_digit(byte: u8) -> Option<u16> {
     match byte {
@@ -246,7 +261,7 @@ impl Parser<'_> {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
-                    return Ok(Json::Array(self.items.drain(base..).collect()));
+                    return Ok(Json::Array(take_above(&mut self.items, base)));
                 }
                 _ => return Err(self.error("expected ',' or ']'")),
             }
@@ -283,7 +298,7 @@ impl Parser<'_> {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    return Ok(Json::Object(self.members.drain(base..).collect()));
+                    return Ok(Json::Object(take_above(&mut self.members, base)));
                 }
                 _ => return Err(self.error("expected ',' or '}'")),
             }

@@ -33,14 +33,16 @@ pub fn serve_with(
 /// dropped only after the answer is flushed: freeing a request of megabytes
 /// takes milliseconds that the runner need not wait for.
 ///
-/// One line buffer serves every request: a request of megabytes is read
-/// into memory the previous one already touched, not grown anew by doubling.
+/// One line buffer serves every request and one text buffer every answer:
+/// a request or answer of megabytes goes into memory the previous one
+/// already touched, not grown anew by doubling.
 fn serve_taking(
     mut input: impl BufRead,
     mut output: impl Write,
     mut answer: impl FnMut(&str, &mut crate::Json) -> Outcome,
 ) -> io::Result<()> {
     let mut buffer = Vec::new();
+    let mut text = String::new();
     loop {
         buffer.clear();
         if input.read_until(b'\n', &mut buffer)? == 0 {
@@ -64,11 +66,12 @@ fn serve_taking(
                 outcome: Outcome::internal(std::mem::take(problem)),
             },
         };
-        let mut text = response.to_line();
+        text.clear();
+        response.push_line(&mut text);
         text.push('\n');
         output.write_all(text.as_bytes())?;
         output.flush()?;
-        drop((request, response, text));
+        drop((request, response));
     }
     Ok(())
 }

@@ -107,26 +107,33 @@ impl Response {
     /// where it lies, not copied into a wrapping tree.
     pub fn to_line(&self) -> String {
         let mut line = String::new();
+        self.push_line(&mut line);
+        line
+    }
+
+    /// Appends [`Response::to_line`]'s text to `line`: the adapter loop
+    /// writes every answer into one buffer, so an answer of megabytes goes
+    /// into memory an earlier answer already touched.
+    pub fn push_line(&self, line: &mut String) {
         line.push_str("{\"id\":");
         match &self.id {
-            Some(id) => json::push_quoted(id.units(), false, &mut line),
+            Some(id) => json::push_quoted(id.units(), false, line),
             None => line.push_str("null"),
         }
         match &self.outcome {
             Outcome::Output(output) => {
                 line.push_str(",\"output\":");
-                json::push_wire(output, &mut line);
+                json::push_wire(output, line);
             }
             Outcome::Error { code, message } => {
                 line.push_str(",\"error\":");
                 json::push_wire(
                     &Json::object([("code", Json::str(code)), ("message", Json::str(message))]),
-                    &mut line,
+                    line,
                 );
             }
         }
         line.push('}');
-        line
     }
 
     /// Reads a response line. The error names what is wrong.

@@ -61,6 +61,19 @@ fn blocks(text: &str) -> Vec<Vec<&str>> {
     blocks
 }
 
+/// Every block of every normative document, as `(file, lines)`.
+fn spec_blocks() -> Vec<(String, Vec<String>)> {
+    spec_files()
+        .iter()
+        .flat_map(|(path, text)| {
+            blocks(text).into_iter().map(move |block| {
+                let lines = block.into_iter().map(str::to_owned).collect();
+                (path.display().to_string(), lines)
+            })
+        })
+        .collect()
+}
+
 /// Outside its rules, a document holds only headings, informative
 /// blockquotes (`> **Note.**`, `> **Example.**`, `> **Decided by**`), tables
 /// and code: a paragraph or a list there would be normative text without an
@@ -68,24 +81,18 @@ fn blocks(text: &str) -> Vec<Vec<&str>> {
 #[test]
 fn normative_text_is_inside_rules() {
     let mut stray = Vec::new();
-    for (path, text) in spec_files() {
-        for block in blocks(&text) {
-            let mut lines = block.as_slice();
-            while let Some(first) = lines.first() {
-                if first.starts_with('#') {
-                    lines = &lines[1..];
-                } else {
-                    break;
-                }
-            }
-            let Some(first) = lines.first() else { continue };
-            let informative = first.starts_with("r[")
-                || first.starts_with("```")
-                || lines.iter().all(|line| line.starts_with('>'))
-                || lines.iter().all(|line| line.starts_with('|'));
-            if !informative {
-                stray.push(format!("{}: {first}", path.display()));
-            }
+    for (file, block) in spec_blocks() {
+        let lines: Vec<&String> = block
+            .iter()
+            .skip_while(|line| line.starts_with('#'))
+            .collect();
+        let Some(first) = lines.first() else { continue };
+        let informative = first.starts_with("r[")
+            || first.starts_with("```")
+            || lines.iter().all(|line| line.starts_with('>'))
+            || lines.iter().all(|line| line.starts_with('|'));
+        if !informative {
+            stray.push(format!("{file}: {first}"));
         }
     }
     assert!(
@@ -113,19 +120,16 @@ fn examples_stand_apart_from_rules() {
 /// Each informative blockquote says what it is.
 #[test]
 fn notes_are_labelled() {
-    let mut unlabelled = Vec::new();
-    for (path, text) in spec_files() {
-        for block in blocks(&text) {
-            let Some(first) = block.first() else { continue };
-            if first.starts_with('>')
-                && !["> **Note.**", "> **Example.**", "> **Decided by**"]
-                    .iter()
-                    .any(|label| first.starts_with(label))
-            {
-                unlabelled.push(format!("{}: {first}", path.display()));
-            }
-        }
-    }
+    let unlabelled: Vec<String> = spec_blocks()
+        .into_iter()
+        .filter_map(|(file, block)| {
+            let first = block.into_iter().next()?;
+            let labelled = ["> **Note.**", "> **Example.**", "> **Decided by**"]
+                .iter()
+                .any(|label| first.starts_with(label));
+            (first.starts_with('>') && !labelled).then(|| format!("{file}: {first}"))
+        })
+        .collect();
     assert!(
         unlabelled.is_empty(),
         "unlabelled blockquotes:\n{}",

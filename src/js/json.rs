@@ -195,13 +195,18 @@ fn has_control(bytes: &[u8]) -> bool {
     found || chunks.remainder().iter().any(|&b| b < 0x20)
 }
 
-/// True when every byte of `bytes` is printable ASCII (U+0020..U+007F),
-/// tested 16 bytes at a time without branches.
+/// True for a printable ASCII byte (U+0020..U+007F): one a string may hold
+/// raw and that stands for one code unit.
+fn is_printable(byte: u8) -> bool {
+    byte.wrapping_sub(0x20) < 0x60
+}
+
+/// True when every byte of `bytes` is printable ASCII, tested 16 bytes at a
+/// time without branches.
 fn is_printable_ascii(bytes: &[u8]) -> bool {
-    let printable = |byte: u8| byte.wrapping_sub(0x20) < 0x60;
     let mut chunks = bytes.chunks_exact(16);
-    chunks.all(|chunk| chunk.iter().fold(true, |all, &b| all & printable(b)))
-        && chunks.remainder().iter().all(|&b| printable(b))
+    chunks.all(|chunk| chunk.iter().fold(true, |all, &b| all & is_printable(b)))
+        && chunks.remainder().iter().all(|&b| is_printable(b))
 }
 
 impl Parser<'_> {
@@ -377,7 +382,7 @@ impl Parser<'_> {
         let short = &rest[..rest.len().min(INLINE_UNITS + 1)];
         let plain_end = short
             .iter()
-            .position(|&byte| byte == b'"' || byte == b'\\' || !(0x20..0x80).contains(&byte));
+            .position(|&byte| byte == b'"' || byte == b'\\' || !is_printable(byte));
         if let Some(end) = plain_end.filter(|&end| short[end] == b'"') {
             self.pos += end + 1;
             return Ok(JsString::from_latin1(&short[..end]));

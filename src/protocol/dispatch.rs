@@ -226,15 +226,17 @@ impl ModelCatalog for JsonModels<'_> {
                 .rev()
                 .find(|(name, _)| name.units() == key.as_slice())
         });
-        match entry.map(|(_, value)| value.get("contextWindow")) {
-            None => Capacity::NoAdapter,
-            // `{"lookupError": MESSAGE}`: the lookup throws (spec
-            // `prepare.budget.lookup-failed`).
-            Some(_) if entry.is_some_and(|(_, value)| value.get("lookupError").is_some()) => {
-                Capacity::LookupFailed
-            }
-            Some(Some(Json::Number(tokens))) => Capacity::ContextWindow(*tokens),
-            Some(_) => Capacity::Unknown,
+        let Some((_, value)) = entry else {
+            return Capacity::NoAdapter;
+        };
+        // `{"lookupError": MESSAGE}`: the lookup throws (spec
+        // `prepare.budget.lookup-failed`).
+        if value.get("lookupError").is_some() {
+            return Capacity::LookupFailed;
+        }
+        match value.get("contextWindow") {
+            Some(Json::Number(tokens)) => Capacity::ContextWindow(*tokens),
+            _ => Capacity::Unknown,
         }
     }
 }
@@ -260,32 +262,38 @@ fn spill_store_of(input: &Json) -> Option<SimulatedSpillStore> {
 /// save then completes as it would); anything else never aborts.
 struct Signal {
     aborted: Cell<bool>,
-    on_read: Option<u64>,
-    on_save: Option<u64>,
-    reads: Cell<u64>,
-    saves: Cell<u64>,
+    read: Stage,
+    save: Stage,
+}
+
+/// The operations of one kind (reads or saves) started so far, and the one
+/// whose start aborts the turn.
+struct Stage {
+    abort_at: Option<u64>,
+    started: Cell<u64>,
 }
 
 impl Signal {
     fn of(cancel: Option<&Json>) -> Signal {
-        let stage = |name: &str| {
-            cancel
+        let stage = |name: &str| Stage {
+            abort_at: cancel
                 .and_then(|c| c.get(name))
-                .and_then(positive_safe_integer)
+                .and_then(positive_safe_integer),
+            started: Cell::new(0),
         };
         Signal {
             aborted: Cell::new(cancel == Some(&Json::Bool(true))),
-            on_read: stage("onRead"),
-            on_save: stage("onSave"),
-            reads: Cell::new(0),
-            saves: Cell::new(0),
+            read: stage("onRead"),
+            save: stage("onSave"),
         }
     }
 
-    /// Counts one started operation; aborts when it is the chosen one.
-    fn started(&self, count: &Cell<u64>, at: Option<u64>) {
-        count.set(count.get().saturating_add(1));
-        if at == Some(count.get()) {
+    /// Counts one started operation of `stage`; aborts when it is the
+    /// chosen one.
+    fn start(&self, stage: &Stage) {
+        let count = stage.started.get().saturating_add(1);
+        stage.started.set(count);
+        if stage.abort_at == Some(count) {
             self.aborted.set(true);
         }
     }
@@ -299,7 +307,7 @@ struct CountedReader<'a> {
 
 impl SessionReader for CountedReader<'_> {
     fn read_surface(&self, id: &JsString) -> Result<Arc<Snapshot>, ReadError> {
-        self.signal.started(&self.signal.reads, self.signal.on_read);
+        self.signal.start(&self.signal.read);
         self.inner.read_surface(id)
     }
 }
@@ -312,7 +320,7 @@ struct CountedStore<'a> {
 
 impl SpillStore for CountedStore<'_> {
     fn save(&self, request: &crate::spill::SpillRequest) -> Result<Vec<(JsString, Json)>, String> {
-        self.signal.started(&self.signal.saves, self.signal.on_save);
+        self.signal.start(&self.signal.save);
         self.inner.save(request)
     }
 }

@@ -33,10 +33,7 @@ enum Repr {
 
 impl Default for JsString {
     fn default() -> Self {
-        Self(Repr::Inline {
-            len: 0,
-            units: [0; INLINE_UNITS],
-        })
+        Self::EMPTY
     }
 }
 
@@ -67,6 +64,13 @@ impl Ord for JsString {
 }
 
 impl JsString {
+    /// The empty string, as a constant: a slot the JSON parser reads into
+    /// is filled from it with whole-width stores.
+    pub const EMPTY: Self = Self(Repr::Inline {
+        len: 0,
+        units: [0; INLINE_UNITS],
+    });
+
     /// Wraps code units as they are.
     pub fn from_units(units: Vec<u16>) -> Self {
         Self(Repr::Heap(units))
@@ -99,6 +103,21 @@ impl JsString {
     /// ASCII (or Latin-1) bytes as code units, one each.
     pub(crate) fn from_latin1(bytes: &[u8]) -> Self {
         Self::from_iter_len(bytes.len(), bytes.iter().map(|&byte| u16::from(byte)))
+    }
+
+    /// Makes this string the ASCII (or Latin-1) `bytes`, one code unit
+    /// each. A short string is written in place when this one is inline:
+    /// the JSON parser reads keys and short values straight into their
+    /// slots this way, without building a string and moving it.
+    pub(crate) fn assign_latin1(&mut self, bytes: &[u8]) {
+        if let (Repr::Inline { len, units }, true) = (&mut self.0, bytes.len() <= INLINE_UNITS) {
+            for (unit, &byte) in units.iter_mut().zip(bytes) {
+                *unit = u16::from(byte);
+            }
+            *len = bytes.len() as u8;
+        } else {
+            *self = Self::from_latin1(bytes);
+        }
     }
 
     /// The code units.

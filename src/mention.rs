@@ -5,7 +5,7 @@
 //! every `@[`, which is quadratic on text full of unclosed `@[`.
 
 use crate::error::Error;
-use crate::js::{code_point_len, is_js_whitespace, is_line_terminator, JsString};
+use crate::js::{code_point_len, is_js_whitespace, is_line_terminator, push_slot, JsString};
 use crate::uri::{self, is_payload_unit, SCHEME_UNITS};
 
 const AT: u16 = b'@' as u16;
@@ -26,6 +26,12 @@ pub struct Reference {
     /// The unescaped label of an explicit mention, or the id for a bare URI.
     pub label: JsString,
 }
+
+/// A reference slot before its id and label are decoded into it.
+const VACANT_REFERENCE: Reference = Reference {
+    session_id: JsString::EMPTY,
+    label: JsString::EMPTY,
+};
 
 /// The result of [`parse`]: the readable text and the references in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,20 +118,24 @@ impl<'a> Scanner<'a> {
                 position = found + 1;
                 continue;
             };
-            let (uri_start, uri_end) = matched.uri;
-            let session_id = uri::decode(&text[uri_start..uri_end])?;
-            let label = match matched.raw_label {
-                Some((label_start, label_end)) => unescape_label(&text[label_start..label_end]),
-                None => session_id.clone(),
-            };
             if references.is_empty() {
                 // Each match is replaced by text no longer than itself.
                 out.reserve_exact(text.len());
             }
+            // The id and label are written into the reference's slot in
+            // place (see `push_slot`).
+            let reference = push_slot(&mut references, VACANT_REFERENCE);
+            let (uri_start, uri_end) = matched.uri;
+            uri::decode_into(&text[uri_start..uri_end], &mut reference.session_id)?;
+            match matched.raw_label {
+                Some((label_start, label_end)) => {
+                    unescape_label_into(&text[label_start..label_end], &mut reference.label);
+                }
+                None => reference.label.assign_slice(reference.session_id.units()),
+            }
             out.extend_from_slice(&text[copied_until..matched.start]);
             out.push(AT);
-            out.extend_from_slice(label.units());
-            references.push(Reference { session_id, label });
+            out.extend_from_slice(reference.label.units());
             copied_until = matched.end;
             position = matched.end;
         }
@@ -234,10 +244,11 @@ fn bare_ending_at_colon(text: &[u16], colon: usize, not_before: usize) -> Option
 }
 
 /// The label with each backslash escape replaced by the code point it
-/// escapes (spec `mention.parse.label-unescape`).
-fn unescape_label(raw: &[u16]) -> JsString {
+/// escapes, into `label` (spec `mention.parse.label-unescape`).
+fn unescape_label_into(raw: &[u16], label: &mut JsString) {
     if !raw.contains(&BACKSLASH) {
-        return JsString::from_slice(raw);
+        label.assign_slice(raw);
+        return;
     }
     let mut out = Vec::with_capacity(raw.len());
     let mut index = 0;
@@ -249,7 +260,7 @@ fn unescape_label(raw: &[u16]) -> JsString {
         out.extend_from_slice(&raw[index..index + step]);
         index += step;
     }
-    JsString::from_units(out)
+    *label = JsString::from_units(out);
 }
 
 /// The first `@` or `:` at or after `from`: every match starts at an `@`

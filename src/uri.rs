@@ -41,21 +41,39 @@ pub fn encode(session_id: &[u16]) -> String {
 /// [`encode`] produces (spec `uri.decode.accept-set`); everything else is
 /// `SESSION_REFERENCE_INVALID_REFERENCE`.
 pub fn decode(uri: &[u16]) -> Result<JsString, Error> {
-    decode_canonical(uri).ok_or_else(|| invalid_uri(uri))
+    let mut session_id = JsString::EMPTY;
+    decode_into(uri, &mut session_id)?;
+    Ok(session_id)
+}
+
+/// [`decode`] into `session_id`, which a short id is written into in place
+/// (see [`JsString::assign_latin1`]): the mention scanner decodes each
+/// reference's id straight into its slot.
+pub(crate) fn decode_into(uri: &[u16], session_id: &mut JsString) -> Result<(), Error> {
+    if decode_canonical(uri, session_id) {
+        Ok(())
+    } else {
+        Err(invalid_uri(uri))
+    }
 }
 
 /// Payloads up to this many units are decoded in stack buffers, without
 /// allocating: every session id of a mention-dense text is one.
 const SHORT_PAYLOAD: usize = 128;
 
-fn decode_canonical(uri: &[u16]) -> Option<JsString> {
-    let payload = uri.strip_prefix(&SCHEME_UNITS[..])?;
+/// Whether `uri` is canonical; if so, its session id is in `session_id`.
+fn decode_canonical(uri: &[u16], session_id: &mut JsString) -> bool {
+    let Some(payload) = uri.strip_prefix(&SCHEME_UNITS[..]) else {
+        return false;
+    };
     if payload.is_empty() || !payload.iter().all(|unit| is_payload_unit(*unit)) {
-        return None;
+        return false;
     }
     if payload.len() > SHORT_PAYLOAD {
         let payload: Vec<u8> = payload.iter().map(|unit| *unit as u8).collect();
-        return literal_session_id(&URL_SAFE_NO_PAD.decode(payload).ok()?);
+        return URL_SAFE_NO_PAD
+            .decode(payload)
+            .is_ok_and(|literal| literal_session_id(&literal, session_id));
     }
     let mut bytes = [0u8; SHORT_PAYLOAD];
     for (byte, unit) in bytes.iter_mut().zip(payload) {
@@ -63,18 +81,18 @@ fn decode_canonical(uri: &[u16]) -> Option<JsString> {
     }
     // Base64 of at most 128 characters decodes to at most 96 bytes.
     let mut literal = [0u8; SHORT_PAYLOAD / 4 * 3];
-    let length = URL_SAFE_NO_PAD
+    URL_SAFE_NO_PAD
         .decode_slice(&bytes[..payload.len()], &mut literal)
-        .ok()?;
-    literal_session_id(&literal[..length])
+        .is_ok_and(|length| literal_session_id(&literal[..length], session_id))
 }
 
-/// The session id whose `JSON.stringify` literal is exactly `literal`, the
-/// decoded payload (spec `uri.decode.canonical`). Strict base64url already
-/// rejected what could only come from a non-canonical payload (a length of
-/// 1 mod 4, non-zero trailing bits), so this agrees with upstream's lenient
-/// decode followed by its re-encode comparison.
-fn literal_session_id(literal: &[u8]) -> Option<JsString> {
+/// Whether `literal`, the decoded payload, is exactly the `JSON.stringify`
+/// literal of a session id; if so, the id is in `session_id` (spec
+/// `uri.decode.canonical`). Strict base64url already rejected what could
+/// only come from a non-canonical payload (a length of 1 mod 4, non-zero
+/// trailing bits), so this agrees with upstream's lenient decode followed by
+/// its re-encode comparison.
+fn literal_session_id(literal: &[u8], session_id: &mut JsString) -> bool {
     // The common case: `"` + printable ASCII without `"` or `\` + `"` is
     // its own canonical literal; no parse or re-quote needed.
     if let [b'"', inner @ .., b'"'] = literal {
@@ -82,14 +100,21 @@ fn literal_session_id(literal: &[u8]) -> Option<JsString> {
             .iter()
             .all(|&byte| (0x20..0x7F).contains(&byte) && byte != b'"' && byte != b'\\')
         {
-            return Some(JsString::from_latin1(inner));
+            session_id.assign_latin1(inner);
+            return true;
         }
     }
-    let text = std::str::from_utf8(literal).ok()?;
-    let Json::String(session_id) = json::parse(text).ok()? else {
-        return None;
+    let Ok(text) = std::str::from_utf8(literal) else {
+        return false;
     };
-    (json::quote(session_id.units()).as_bytes() == literal).then_some(session_id)
+    let Ok(Json::String(parsed)) = json::parse(text) else {
+        return false;
+    };
+    if json::quote(parsed.units()).as_bytes() != literal {
+        return false;
+    }
+    *session_id = parsed;
+    true
 }
 
 /// Upstream's message: `invalid session reference URI ` + `JSON.stringify(uri)`.

@@ -12,7 +12,7 @@
 //!   kept), for protocol messages; [`to_pretty`] does the same over several
 //!   lines with invisible code points escaped, for vector files.
 
-use super::{is_high_surrogate, is_low_surrogate, JsString, INLINE_UNITS};
+use super::{is_high_surrogate, is_low_surrogate, push_slot, JsString, INLINE_UNITS};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -199,14 +199,6 @@ fn take_above<T>(stack: &mut Vec<T>, base: usize) -> Vec<T> {
     } else {
         stack.split_off(base)
     }
-}
-
-/// Pushes `vacant` on `stack` and lends out its slot, for a value to be read
-/// into in place.
-fn push_slot<T>(stack: &mut Vec<T>, vacant: T) -> &mut T {
-    let index = stack.len();
-    stack.push(vacant);
-    &mut stack[index]
 }
 
 /// The value of one hexadecimal digit.

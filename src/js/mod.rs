@@ -66,10 +66,28 @@ impl Ord for JsString {
 impl JsString {
     /// The empty string, as a constant: a slot the JSON parser reads into
     /// is filled from it with whole-width stores.
-    pub const EMPTY: Self = Self(Repr::Inline {
-        len: 0,
-        units: [0; INLINE_UNITS],
-    });
+    pub const EMPTY: Self = Self::inline_ascii("");
+
+    /// A short ASCII string as a constant, such as an object key written
+    /// into many answers: a constant is copied with whole-width moves,
+    /// where converting the same text each time costs a conversion and
+    /// store-forwarding stalls. Compilation fails for text that is not
+    /// ASCII or longer than [`INLINE_UNITS`].
+    pub(crate) const fn inline_ascii(text: &str) -> Self {
+        let bytes = text.as_bytes();
+        assert!(bytes.len() <= INLINE_UNITS, "longer than an inline string");
+        let mut units = [0; INLINE_UNITS];
+        let mut index = 0;
+        while index < bytes.len() {
+            assert!(bytes[index].is_ascii(), "not ASCII");
+            units[index] = bytes[index] as u16;
+            index += 1;
+        }
+        Self(Repr::Inline {
+            len: bytes.len() as u8,
+            units,
+        })
+    }
 
     /// Wraps code units as they are.
     pub fn from_units(units: Vec<u16>) -> Self {
@@ -110,13 +128,26 @@ impl JsString {
     /// the JSON parser reads keys and short values straight into their
     /// slots this way, without building a string and moving it.
     pub(crate) fn assign_latin1(&mut self, bytes: &[u8]) {
-        if let (Repr::Inline { len, units }, true) = (&mut self.0, bytes.len() <= INLINE_UNITS) {
-            for (unit, &byte) in units.iter_mut().zip(bytes) {
-                *unit = u16::from(byte);
+        self.assign(bytes.len(), bytes.iter().map(|&byte| u16::from(byte)));
+    }
+
+    /// Makes this string a copy of `units`, in place when short, as
+    /// [`assign_latin1`](Self::assign_latin1) does.
+    pub(crate) fn assign_slice(&mut self, units: &[u16]) {
+        self.assign(units.len(), units.iter().copied());
+    }
+
+    /// Makes this string the `len` code units of `new_units`: written into
+    /// the inline array when both this string and the new one are short,
+    /// else built anew.
+    fn assign(&mut self, new_len: usize, new_units: impl Iterator<Item = u16>) {
+        if let (Repr::Inline { len, units }, true) = (&mut self.0, new_len <= INLINE_UNITS) {
+            for (unit, new_unit) in units.iter_mut().zip(new_units) {
+                *unit = new_unit;
             }
-            *len = bytes.len() as u8;
+            *len = new_len as u8;
         } else {
-            *self = Self::from_latin1(bytes);
+            *self = Self::from_iter_len(new_len, new_units);
         }
     }
 
@@ -170,6 +201,17 @@ impl JsString {
     pub fn to_string_lossy(&self) -> String {
         String::from_utf16_lossy(self.units())
     }
+}
+
+/// Pushes `vacant` on `stack` and lends out its slot, for a value to be
+/// written into in place: a value built in a callee and moved into a vector
+/// is reloaded across the narrower stores that built it, which stalls on
+/// store forwarding (the JSON parser and the mention scanner fill their
+/// output this way).
+pub(crate) fn push_slot<T>(stack: &mut Vec<T>, vacant: T) -> &mut T {
+    let index = stack.len();
+    stack.push(vacant);
+    &mut stack[index]
 }
 
 impl From<&str> for JsString {

@@ -141,15 +141,19 @@ fn mention_format(input: &Json) -> Answer {
 }
 
 fn mention_parse(input: &Json) -> Answer {
+    // A dense text has tens of thousands of references: their keys are
+    // constants, not converted from text each time.
+    const SESSION_ID: JsString = JsString::inline_ascii("sessionId");
+    const LABEL: JsString = JsString::inline_ascii("label");
     let text = string_field(input, "text")?;
     let parsed = mention::parse(text.units())?;
     let references = parsed
         .references
         .into_iter()
         .map(|reference| {
-            Json::object([
-                ("sessionId", Json::String(reference.session_id)),
-                ("label", Json::String(reference.label)),
+            Json::Object(vec![
+                (SESSION_ID, Json::String(reference.session_id)),
+                (LABEL, Json::String(reference.label)),
             ])
         })
         .collect();

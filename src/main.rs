@@ -309,7 +309,12 @@ fn main() -> ExitCode {
             }
         },
         Command::Adapter { generation } => {
-            match server::serve(generation, io::stdin().lock(), io::stdout().lock()) {
+            // Requests of megabytes come through a pipe: read it a pipe's
+            // worth at a time, not 8 KiB, so the writer is woken a few times
+            // a request rather than hundreds (issue #13: the 9.2 MB candidate
+            // round trip 71-83 ms -> 60-71 ms beside the same binary).
+            let input = io::BufReader::with_capacity(1 << 20, io::stdin().lock());
+            match server::serve(generation, input, io::stdout().lock()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {
                     eprintln!("adapter: {error}");

@@ -1,7 +1,7 @@
 // The protocol round trip, side by side: the three requests of issue #13
 // sent to the reference adapter and to the upstream npm adapter, each
 // timed from writing the request line to reading the response line, best of
-// RUNS (default 3), in one run.
+// RUNS (default 3), in one run, the two adapters taking turns.
 //
 //   node benches/round-trip.mjs                     # both adapters, best of 3
 //   RUNS=5 node benches/round-trip.mjs
@@ -158,19 +158,18 @@ log(`${"request".padEnd(48)}${"bytes".padStart(10)}${"upstream".padStart(12)}${"
 let failed = 0;
 for (const [name, id, request, compare, goal] of requests) {
   const size = Buffer.byteLength(JSON.stringify(request.input));
-  const best = async (adapter, skip) => {
-    let fastest = Infinity;
-    let response;
-    for (let run = 0; run < (skip ? 0 : RUNS); run++) {
-      const [seconds, line] = await adapter.send(request.op, request.input);
-      fastest = Math.min(fastest, seconds);
-      response = line;
-    }
-    return [fastest, response];
-  };
   const skipUpstream = request.op === "prepare" && process.env.SKIP_UPSTREAM_PREPARE === "1";
-  const [oursS, oursLine] = await best(ours, false);
-  const [upS, upLine] = await best(theirs, skipUpstream);
+  // The two adapters take turns, run by run, so that a slow spell of the
+  // machine falls on both sides rather than on one side's whole series.
+  let [oursS, upS] = [Infinity, Infinity];
+  let [oursLine, upLine] = [undefined, undefined];
+  for (let run = 0; run < RUNS; run++) {
+    const [seconds, line] = await ours.send(request.op, request.input);
+    [oursS, oursLine] = [Math.min(oursS, seconds), line];
+    if (skipUpstream) continue;
+    const [upSeconds, upAnswer] = await theirs.send(request.op, request.input);
+    [upS, upLine] = [Math.min(upS, upSeconds), upAnswer];
+  }
   const ratio = upS / oursS;
   const ok = Number.isFinite(ratio) ? ratio >= goal : undefined;
   if (ok === false) failed++;

@@ -160,9 +160,9 @@ pub fn parse(text: &str) -> Result<Json, ParseError> {
 /// stack slot of the item or member they belong to, rather than returned
 /// through a `Result` and moved: moving a just-built 32-byte value out of a
 /// callee's return slot stalled on store forwarding, and those stalls were a
-/// third of the time of reading a large candidate list. That is why the reading of
-/// the text ([`Input`]) is apart from the stacks: a slot of a stack can be
-/// borrowed while the text is read.
+/// third of the time of reading a large candidate list. That is why the
+/// reading of the text ([`Input`]) is apart from the stacks: a slot of a
+/// stack can be borrowed while the text is read.
 struct Parser<'a> {
     input: Input<'a>,
     /// Items of the arrays being read, innermost last.
@@ -242,7 +242,7 @@ impl Parser<'_> {
             Some(b'[') => self.array(depth + 1).map(Json::Array),
             Some(b'{') => self.object(depth + 1).map(Json::Object),
             _ => {
-                let mut leaf = Json::Null;
+                let mut leaf = VACANT;
                 self.input.leaf_into(&mut leaf)?;
                 Ok(leaf)
             }
@@ -252,13 +252,7 @@ impl Parser<'_> {
     /// Reads the array at the read position, its items gathered on the
     /// item stack.
     fn array(&mut self, depth: usize) -> Result<Vec<Json>, ParseError> {
-        if depth > MAX_DEPTH {
-            return Err(self.input.error("nesting too deep"));
-        }
-        self.input.pos += 1;
-        self.input.skip_whitespace();
-        if self.input.peek() == Some(b']') {
-            self.input.pos += 1;
+        if self.input.open_is_empty(depth, b']')? {
             return Ok(Vec::new());
         }
         let base = self.items.len();
@@ -271,14 +265,8 @@ impl Parser<'_> {
                 }
                 _ => self.input.leaf_into(push_slot(&mut self.items, VACANT))?,
             }
-            self.input.skip_whitespace();
-            match self.input.peek() {
-                Some(b',') => self.input.pos += 1,
-                Some(b']') => {
-                    self.input.pos += 1;
-                    return Ok(take_above(&mut self.items, base));
-                }
-                _ => return Err(self.input.error("expected ',' or ']'")),
+            if self.input.entry_ends(b']', "expected ',' or ']'")? {
+                return Ok(take_above(&mut self.items, base));
             }
         }
     }
@@ -286,13 +274,7 @@ impl Parser<'_> {
     /// Reads the object at the read position, its members gathered on the
     /// member stack.
     fn object(&mut self, depth: usize) -> Result<Vec<(JsString, Json)>, ParseError> {
-        if depth > MAX_DEPTH {
-            return Err(self.input.error("nesting too deep"));
-        }
-        self.input.pos += 1;
-        self.input.skip_whitespace();
-        if self.input.peek() == Some(b'}') {
-            self.input.pos += 1;
+        if self.input.open_is_empty(depth, b'}')? {
             return Ok(Vec::new());
         }
         let base = self.members.len();
@@ -318,14 +300,8 @@ impl Parser<'_> {
                 }
                 _ => self.input.leaf_into(value)?,
             }
-            self.input.skip_whitespace();
-            match self.input.peek() {
-                Some(b',') => self.input.pos += 1,
-                Some(b'}') => {
-                    self.input.pos += 1;
-                    return Ok(take_above(&mut self.members, base));
-                }
-                _ => return Err(self.input.error("expected ',' or '}'")),
+            if self.input.entry_ends(b'}', "expected ',' or '}'")? {
+                return Ok(take_above(&mut self.members, base));
             }
         }
     }
@@ -349,26 +325,61 @@ impl Input<'_> {
         }
     }
 
-    /// Reads the leaf value (string, number or literal) at the read position
-    /// into `slot`; any other byte is an error.
-    fn leaf_into(&mut self, slot: &mut Json) -> Result<(), ParseError> {
+    /// Steps over the bracket that opens a container `depth` deep (an error
+    /// past [`MAX_DEPTH`]); true when `close` follows at once, stepped over
+    /// too: the container is empty.
+    fn open_is_empty(&mut self, depth: usize, close: u8) -> Result<bool, ParseError> {
+        if depth > MAX_DEPTH {
+            return Err(self.error("nesting too deep"));
+        }
+        self.pos += 1;
+        self.skip_whitespace();
+        let empty = self.peek() == Some(close);
+        if empty {
+            self.pos += 1;
+        }
+        Ok(empty)
+    }
+
+    /// After a container's entry: steps over the `,` before the next one
+    /// (false) or the `close` that ends the container (true); anything else
+    /// is the error `expected`.
+    fn entry_ends(&mut self, close: u8, expected: &'static str) -> Result<bool, ParseError> {
+        self.skip_whitespace();
         match self.peek() {
-            None => Err(self.error("unexpected end of JSON input")),
-            Some(b'"') => {
-                *slot = Json::String(JsString::default());
-                match slot {
-                    Json::String(text) => self.string_into(text),
-                    _ => Ok(()),
-                }
+            Some(b',') => {
+                self.pos += 1;
+                Ok(false)
             }
-            Some(b'-' | b'0'..=b'9') => {
+            Some(byte) if byte == close => {
+                self.pos += 1;
+                Ok(true)
+            }
+            _ => Err(self.error(expected)),
+        }
+    }
+
+    /// Reads the leaf value (string, number or literal) at the read position
+    /// into `slot`; any other byte is an error. A string is read into the
+    /// slot's own string when it holds one, as a [`VACANT`] slot does.
+    fn leaf_into(&mut self, slot: &mut Json) -> Result<(), ParseError> {
+        match (self.peek(), slot) {
+            (None, _) => Err(self.error("unexpected end of JSON input")),
+            (Some(b'"'), Json::String(text)) => self.string_into(text),
+            (Some(b'"'), slot) => {
+                let mut text = JsString::EMPTY;
+                self.string_into(&mut text)?;
+                *slot = Json::String(text);
+                Ok(())
+            }
+            (Some(b'-' | b'0'..=b'9'), slot) => {
                 *slot = Json::Number(self.number()?);
                 Ok(())
             }
-            Some(b'n') => self.literal(b"null", Json::Null, slot),
-            Some(b't') => self.literal(b"true", Json::Bool(true), slot),
-            Some(b'f') => self.literal(b"false", Json::Bool(false), slot),
-            Some(_) => Err(self.error("unexpected character")),
+            (Some(b'n'), slot) => self.literal(b"null", Json::Null, slot),
+            (Some(b't'), slot) => self.literal(b"true", Json::Bool(true), slot),
+            (Some(b'f'), slot) => self.literal(b"false", Json::Bool(false), slot),
+            (Some(_), _) => Err(self.error("unexpected character")),
         }
     }
 

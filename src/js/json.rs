@@ -12,7 +12,7 @@
 //!   kept), for protocol messages; [`to_pretty`] does the same over several
 //!   lines with invisible code points escaped, for vector files.
 
-use super::{is_high_surrogate, is_low_surrogate, push_slot, JsString, INLINE_UNITS};
+use super::{is_high_surrogate, is_low_surrogate, push_slot, JsString};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -224,6 +224,28 @@ fn has_control(bytes: &[u8]) -> bool {
 /// raw and that stands for one code unit.
 fn is_printable(byte: u8) -> bool {
     byte.wrapping_sub(0x20) < 0x60
+}
+
+/// Bytes [`first_stop`] looks at.
+const WINDOW: usize = 32;
+
+/// The index of the first byte of `window` that ends a plain run (`"`,
+/// `\\`, or a byte that is not printable ASCII), found eight bytes at a
+/// time in a machine word. Each test below sets the high bit of a byte that
+/// matches; a match can set stray bits in the bytes after it (a borrow
+/// runs upward), never before it, so the lowest bit set is exact.
+fn first_stop(window: &[u8; WINDOW]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    (0..WINDOW / 8).find_map(|index| {
+        let word = u64::from_le_bytes(std::array::from_fn(|byte| window[index * 8 + byte]));
+        let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
+        let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
+        let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
+        let control = word.wrapping_sub(ONES * 0x20) & !word;
+        let stops = (quote | backslash | control | word) & HIGH;
+        (stops != 0).then(|| index * 8 + stops.trailing_zeros() as usize / 8)
+    })
 }
 
 /// True when every byte of `bytes` is printable ASCII, tested 16 bytes at a
@@ -453,17 +475,16 @@ impl Input<'_> {
     fn string_into(&mut self, slot: &mut JsString) -> Result<(), ParseError> {
         self.pos += 1;
         let rest = &self.bytes[self.pos..];
-        // Keys and most short values fit inline: a plain loop over the next
-        // few bytes finds their closing quote without the set-up cost of a
-        // vector scan.
-        let short = &rest[..rest.len().min(INLINE_UNITS + 1)];
-        let plain_end = short
-            .iter()
-            .position(|&byte| byte == b'"' || byte == b'\\' || !is_printable(byte));
-        if let Some(end) = plain_end.filter(|&end| short[end] == b'"') {
-            self.pos += end + 1;
-            slot.assign_latin1(&short[..end]);
-            return Ok(());
+        // Keys, ids and most short values end within a few words: looking
+        // at the next 32 bytes a word at a time finds their closing quote
+        // without the set-up cost of a vector scan, and a byte at a time
+        // was a fifth of the time of reading a candidate list.
+        if let Some(window) = rest.first_chunk::<WINDOW>() {
+            if let Some(end) = first_stop(window).filter(|&end| window[end] == b'"') {
+                self.pos += end + 1;
+                slot.assign_latin1(&window[..end]);
+                return Ok(());
+            }
         }
         // Longer strings are mostly printable ASCII without escapes too: one
         // scan finds the closing quote, one checks the run, one widens it.
@@ -1125,5 +1146,28 @@ mod tests {
         }
         let deep = "[".repeat(MAX_DEPTH + 1);
         assert!(parse(&deep).is_err());
+    }
+
+    proptest::proptest! {
+        /// The word-at-a-time [`first_stop`] finds the first byte that
+        /// ends a plain run, as a byte-by-byte look does: on arbitrary
+        /// bytes and on printable runs with one stop byte (a stray borrow
+        /// bit above a match must not move it).
+        #[test]
+        fn first_stop_agrees_with_a_byte_by_byte_look(
+            mut window in proptest::array::uniform32(proptest::prop_oneof![
+                4 => 0x20u8..0x80,
+                1 => proptest::num::u8::ANY,
+            ]),
+            at in 0..WINDOW,
+            stop in proptest::sample::select(vec![b'"', b'\\', 0x00, 0x1F, 0x80, 0xFF]),
+        ) {
+            let plain = |window: &[u8; WINDOW]| {
+                window.iter().position(|&b| b == b'"' || b == b'\\' || !is_printable(b))
+            };
+            proptest::prop_assert_eq!(first_stop(&window), plain(&window));
+            window[at] = stop;
+            proptest::prop_assert_eq!(first_stop(&window), plain(&window));
+        }
     }
 }

@@ -10,6 +10,7 @@ use crate::js::case::to_lower;
 use crate::js::json::Json;
 use crate::js::{is_js_whitespace, JsString};
 use crate::mention;
+use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -195,12 +196,22 @@ const ASCII_BITS: [u64; 128] = {
 };
 
 /// [`unit_mask`] and [`pair_mask`] of ASCII bytes, in one pass with the
-/// unit bits looked up.
+/// unit bits looked up and each byte read once (two passes were a tenth of
+/// the time of indexing a large listing).
 fn ascii_masks(bytes: &[u8]) -> (u64, u64) {
-    let units = bytes
-        .iter()
-        .fold(0, |mask, byte| mask | ASCII_BITS[usize::from(byte & 0x7F)]);
-    (units, pair_mask(bytes))
+    let Some((&first, rest)) = bytes.split_first() else {
+        return (0, 0);
+    };
+    let start = (ASCII_BITS[usize::from(first & 0x7F)], 0, u32::from(first));
+    let (units, pairs, _) = rest.iter().fold(start, |(units, pairs, previous), &byte| {
+        let byte = u32::from(byte);
+        (
+            units | ASCII_BITS[(byte & 0x7F) as usize],
+            pairs | 1 << ((previous.wrapping_mul(31) ^ byte) & 63),
+            byte,
+        )
+    });
+    (units, pairs)
 }
 
 /// A stored field and its [`unit_mask`] and [`pair_mask`].
@@ -262,7 +273,7 @@ pub struct CandidateIndex {
     pairs: Vec<u64>,
     /// Per record, its working-directory group, or `u32::MAX` without one.
     group_of: Vec<u32>,
-    groups: std::collections::HashMap<JsString, u32>,
+    groups: FxHashMap<JsString, u32>,
     members: Vec<Vec<u32>>,
     without_cwd: Vec<u32>,
 }
@@ -289,7 +300,7 @@ impl CandidateIndex {
             ascii: Vec::with_capacity(ascii),
             wide: Vec::new(),
         };
-        let mut groups: std::collections::HashMap<JsString, u32> = std::collections::HashMap::new();
+        let mut groups: FxHashMap<JsString, u32> = FxHashMap::default();
         let mut group_cwd: Vec<Stored> = Vec::new();
         let mut members: Vec<Vec<u32>> = Vec::new();
         let mut without_cwd = Vec::new();

@@ -616,7 +616,7 @@ proptest! {
                 prop::option::of(prop::sample::select(vec!["/w", "/W", "/o", "/work/project/long/path"])),
                 prop::option::of(units(30)),
                 prop::option::of(units(10)),
-                any::<bool>(),
+                prop::option::of(0..4usize),
             ),
             0..30,
         ),
@@ -639,8 +639,12 @@ proptest! {
                     if let Some(label) = label {
                         members.push((JsString::from("subagentLabel"), Json::String(JsString::from_units(label))));
                     }
-                    if duplicate {
-                        members.push((JsString::from("title"), Json::str("Dup")));
+                    // A later member of a name replaces an earlier one,
+                    // a string or not.
+                    let duplicates = [("title", Json::str("Dup")), ("title", Json::Null), ("id", Json::str("again")), ("id", Json::Number(2.0))];
+                    if let Some(which) = duplicate {
+                        let (name, value) = duplicates[which].clone();
+                        members.push((JsString::from(name), value));
                     }
                     Json::Object(members)
                 })

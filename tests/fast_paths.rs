@@ -641,7 +641,12 @@ proptest! {
                     }
                     // A later member of a name replaces an earlier one,
                     // a string or not.
-                    let duplicates = [("title", Json::str("Dup")), ("title", Json::Null), ("id", Json::str("again")), ("id", Json::Number(2.0))];
+                    let duplicates = [
+                        ("title", Json::str("Dup")),
+                        ("title", Json::Null),
+                        ("id", Json::str("again")),
+                        ("id", Json::Number(2.0)),
+                    ];
                     if let Some(which) = duplicate {
                         let (name, value) = duplicates[which].clone();
                         members.push((JsString::from(name), value));

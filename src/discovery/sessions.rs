@@ -180,8 +180,13 @@ fn unit_mask<T: Copy + Into<u16>>(units: &[T]) -> u64 {
 /// string containing a pair the summary lacks cannot be a substring.
 fn pair_mask<T: Copy + Into<u32>>(units: &[T]) -> u64 {
     units.windows(2).fold(0, |mask, pair| {
-        mask | 1 << ((pair[0].into().wrapping_mul(31) ^ pair[1].into()) & 63)
+        mask | pair_bit(pair[0].into(), pair[1].into())
     })
+}
+
+/// The bit of [`pair_mask`] for the code unit `first` followed by `second`.
+fn pair_bit(first: u32, second: u32) -> u64 {
+    1 << ((first.wrapping_mul(31) ^ second) & 63)
 }
 
 /// [`unit_bit`] of each ASCII code unit.
@@ -207,7 +212,7 @@ fn ascii_masks(bytes: &[u8]) -> (u64, u64) {
         let byte = u32::from(byte);
         (
             units | ASCII_BITS[(byte & 0x7F) as usize],
-            pairs | 1 << ((previous.wrapping_mul(31) ^ byte) & 63),
+            pairs | pair_bit(previous, byte),
             byte,
         )
     });

@@ -450,17 +450,14 @@ fn session_records(listing: Listing<'_>) -> Result<Vec<SessionRecord>, Outcome> 
                 // member of a name replaces an earlier one: `JSON.parse`
                 // keeps the last.
                 let record = push_slot(&mut records, VACANT_RECORD);
-                let mut has_id = false;
+                let mut id = None;
                 if let Json::Object(members) = entry {
                     for (key, value) in members.iter_mut() {
                         match LISTING_FIELDS
                             .iter()
                             .position(|name| name.len() == key.len() && key.is(name))
                         {
-                            Some(0) => {
-                                has_id = matches!(value, Json::String(_));
-                                record.id = take_text(value).unwrap_or_default();
-                            }
+                            Some(0) => id = take_text(value),
                             Some(1) => record.cwd = take_text(value),
                             Some(2) => {
                                 record.created_at = Some(std::mem::replace(value, Json::Null))
@@ -471,9 +468,7 @@ fn session_records(listing: Listing<'_>) -> Result<Vec<SessionRecord>, Outcome> 
                         }
                     }
                 }
-                if !has_id {
-                    return Err(no_id());
-                }
+                record.id = id.ok_or_else(no_id)?;
             }
             Ok(records)
         }

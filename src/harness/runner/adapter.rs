@@ -7,9 +7,9 @@ use crate::js::JsString;
 use crate::protocol::dispatch;
 use crate::protocol::wire::{Outcome, Request, Response};
 use std::fmt;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::io::{Read, Write};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -23,6 +23,14 @@ pub const PROTOCOL_VERSION: u8 = 1;
 /// At most this much of what an implementation writes to stderr is kept
 /// per vector; the rest is counted.
 const STDERR_LIMIT: usize = 8 * 1024;
+
+/// How much of an implementation's output is read at a time.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// At most this many chunks of stderr are drained before an answer is
+/// delivered, so that an implementation that never stops logging cannot
+/// hold its answer back forever.
+const DRAIN_CHUNKS: usize = 256;
 
 /// The capabilities the reference declares, in every generation.
 pub fn reference_capabilities() -> Vec<String> {
@@ -143,7 +151,8 @@ pub struct External {
     timeout: Duration,
     running: Option<Running>,
     next_id: u64,
-    /// Stderr of a process that failed and was dropped.
+    /// What the implementation wrote to stderr for the last call (spec
+    /// `runner.reports`).
     last_stderr: String,
     /// Whether the process inherits `RUST_BACKTRACE` and
     /// `RUST_LIB_BACKTRACE` (a backtrace on every crash costs time).
@@ -158,17 +167,24 @@ struct Running {
     stdin: Option<ChildStdin>,
     /// Set after a protocol failure: kill at once, no grace period.
     failed: bool,
-    lines: Receiver<std::io::Result<Vec<u8>>>,
-    stderr: Arc<Mutex<StderrLog>>,
+    answers: Receiver<Answer>,
+    stderr: StderrSink,
 }
 
-/// What an implementation wrote to stderr since the last request: the first
+/// One line of the implementation's stdout (empty at the end of its output),
+/// with what it wrote to stderr since the line before (spec
+/// `runner.reports`).
+struct Answer {
+    line: std::io::Result<Vec<u8>>,
+    stderr: String,
+}
+
+/// What an implementation wrote to stderr since the last answer: the first
 /// [`STDERR_LIMIT`] bytes, and how many more there were.
 #[derive(Default)]
 struct StderrLog {
     kept: Vec<u8>,
     dropped: usize,
-    closed: bool,
 }
 
 impl StderrLog {
@@ -188,6 +204,243 @@ impl StderrLog {
         self.kept.clear();
         self.dropped = 0;
         text
+    }
+}
+
+/// Where the reader puts what an implementation writes to stderr: kept per
+/// answer for the report, and passed through to this process's stderr as an
+/// inherited stream would be, unless quiet.
+#[derive(Clone)]
+struct StderrSink {
+    log: Arc<Mutex<StderrLog>>,
+    pass_through: bool,
+}
+
+impl StderrSink {
+    fn push(&self, chunk: &[u8]) {
+        if let Ok(mut log) = self.log.lock() {
+            log.push(chunk);
+        }
+        if self.pass_through {
+            let _ = std::io::stderr().write_all(chunk);
+        }
+    }
+
+    fn take(&self) -> String {
+        self.log
+            .lock()
+            .map(|mut log| log.take())
+            .unwrap_or_default()
+    }
+
+    /// Reads `stderr` to its end (blocking), keeping what it says.
+    fn pump_to_end(&self, mut stderr: ChildStderr) {
+        let mut chunk = vec![0u8; READ_CHUNK];
+        while let Ok(read @ 1..) = stderr.read(&mut chunk) {
+            self.push(&chunk[..read]);
+        }
+    }
+}
+
+/// Cuts stdout's bytes into lines, each delivered as an [`Answer`] with the
+/// stderr that `before_answer` gathers at that moment.
+struct LineSplitter {
+    pending: Vec<u8>,
+    /// How much of `pending` is known to hold no newline.
+    scanned: usize,
+    answers: Sender<Answer>,
+}
+
+impl LineSplitter {
+    /// Adds `chunk`; false once nobody listens any more.
+    fn push(&mut self, chunk: &[u8], mut before_answer: impl FnMut() -> String) -> bool {
+        self.pending.extend_from_slice(chunk);
+        while let Some(at) = memchr::memchr(b'\n', &self.pending[self.scanned..]) {
+            let rest = self.pending.split_off(self.scanned + at + 1);
+            let line = std::mem::replace(&mut self.pending, rest);
+            self.scanned = 0;
+            let answer = Answer {
+                line: Ok(line),
+                stderr: before_answer(),
+            };
+            if self.answers.send(answer).is_err() {
+                return false;
+            }
+        }
+        self.scanned = self.pending.len();
+        true
+    }
+
+    /// Delivers the end of stdout: an unfinished last line, if any, then
+    /// `end` (an empty line, or the read error).
+    fn finish(mut self, end: std::io::Result<()>, mut before_answer: impl FnMut() -> String) {
+        if !self.pending.is_empty() {
+            let line = std::mem::take(&mut self.pending);
+            let stderr = before_answer();
+            let _ = self.answers.send(Answer {
+                line: Ok(line),
+                stderr,
+            });
+        }
+        let _ = self.answers.send(Answer {
+            line: end.map(|()| Vec::new()),
+            stderr: before_answer(),
+        });
+    }
+}
+
+/// Reads stdout and stderr in one thread, stderr first (spec
+/// `runner.reports`): an implementation writes its stderr before the answer
+/// it precedes, so by the time the answer's newline has been read, those
+/// stderr bytes are already in the pipe; they are drained into the log
+/// before the answer is delivered with them. No timing decides which vector
+/// a line belongs to.
+#[cfg(unix)]
+fn read_outputs(
+    mut stdout: ChildStdout,
+    stderr: ChildStderr,
+    sink: StderrSink,
+    answers: Sender<Answer>,
+) {
+    use nix::errno::Errno;
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    use std::os::fd::AsFd;
+
+    /// The stderr pipe while it is open.
+    struct Stderr {
+        pipe: Option<ChildStderr>,
+        chunk: Vec<u8>,
+        sink: StderrSink,
+    }
+
+    impl Stderr {
+        /// Reads what the pipe holds now, then takes the log.
+        fn drain_and_take(&mut self) -> String {
+            self.drain();
+            self.sink.take()
+        }
+
+        /// Reads what the pipe holds now (at most [`DRAIN_CHUNKS`] chunks)
+        /// into the log.
+        fn drain(&mut self) {
+            for _ in 0..DRAIN_CHUNKS {
+                let Some(pipe) = self.pipe.as_mut() else {
+                    break;
+                };
+                if !ready(
+                    &mut [PollFd::new(pipe.as_fd(), PollFlags::POLLIN)],
+                    PollTimeout::ZERO,
+                )[0]
+                {
+                    break;
+                }
+                match pipe.read(&mut self.chunk) {
+                    Ok(read @ 1..) => self.sink.push(&self.chunk[..read]),
+                    _ => self.pipe = None,
+                }
+            }
+        }
+    }
+
+    /// Which of `fds` have something to read, or have ended, within
+    /// `timeout` (all of them when poll itself fails, so that the read
+    /// reports the failure).
+    fn ready(fds: &mut [PollFd], timeout: PollTimeout) -> [bool; 2] {
+        loop {
+            match poll(fds, timeout) {
+                Err(Errno::EINTR) => continue,
+                Err(_) => return [true; 2],
+                Ok(_) => {
+                    let mut ready = [false; 2];
+                    for (flag, fd) in ready.iter_mut().zip(fds.iter()) {
+                        *flag = fd.any().unwrap_or(true);
+                    }
+                    return ready;
+                }
+            }
+        }
+    }
+
+    let mut stderr = Stderr {
+        pipe: Some(stderr),
+        chunk: vec![0u8; READ_CHUNK],
+        sink,
+    };
+    let mut chunk = vec![0u8; READ_CHUNK];
+    let mut lines = LineSplitter {
+        pending: Vec::new(),
+        scanned: 0,
+        answers,
+    };
+    loop {
+        let [out_ready, err_ready] = match stderr.pipe.as_ref() {
+            Some(pipe) => ready(
+                &mut [
+                    PollFd::new(stdout.as_fd(), PollFlags::POLLIN),
+                    PollFd::new(pipe.as_fd(), PollFlags::POLLIN),
+                ],
+                PollTimeout::NONE,
+            ),
+            None => ready(
+                &mut [PollFd::new(stdout.as_fd(), PollFlags::POLLIN)],
+                PollTimeout::NONE,
+            ),
+        };
+        if err_ready && stderr.pipe.is_some() {
+            stderr.drain();
+            continue;
+        }
+        if !out_ready {
+            continue;
+        }
+        let end = match stdout.read(&mut chunk) {
+            Ok(0) => Ok(()),
+            Ok(read) => {
+                if lines.push(&chunk[..read], || stderr.drain_and_take()) {
+                    continue;
+                }
+                return;
+            }
+            Err(error) => Err(error),
+        };
+        lines.finish(end, || stderr.drain_and_take());
+        if let Some(pipe) = stderr.pipe.take() {
+            stderr.sink.pump_to_end(pipe);
+        }
+        return;
+    }
+}
+
+/// Elsewhere, stderr is read by a thread of its own and an answer carries
+/// what had arrived when its line was read.
+#[cfg(not(unix))]
+fn read_outputs(
+    mut stdout: ChildStdout,
+    stderr: ChildStderr,
+    sink: StderrSink,
+    answers: Sender<Answer>,
+) {
+    let pump = sink.clone();
+    thread::spawn(move || pump.pump_to_end(stderr));
+    let mut lines = LineSplitter {
+        pending: Vec::new(),
+        scanned: 0,
+        answers,
+    };
+    let mut chunk = vec![0u8; READ_CHUNK];
+    loop {
+        let end = match stdout.read(&mut chunk) {
+            Ok(0) => Ok(()),
+            Ok(read) => {
+                if lines.push(&chunk[..read], || sink.take()) {
+                    continue;
+                }
+                return;
+            }
+            Err(error) => Err(error),
+        };
+        lines.finish(end, || sink.take());
+        return;
     }
 }
 
@@ -269,47 +522,22 @@ impl External {
             .map_err(|error| format!("cannot start {:?}: {error}", self.command))?;
         let stdin = child.stdin.take().ok_or("child has no stdin")?;
         let stdout = child.stdout.take().ok_or("child has no stdout")?;
-        let mut child_stderr = child.stderr.take().ok_or("child has no stderr")?;
-        let stderr = Arc::new(Mutex::new(StderrLog::default()));
-        let log = Arc::clone(&stderr);
-        let pass_stderr = self.pass_stderr;
-        // Stderr is passed through, as an inherited stream would be, and
-        // kept per request for the report (spec `runner.reports`).
-        thread::spawn(move || {
-            let mut chunk = [0u8; 4096];
-            loop {
-                let read = child_stderr.read(&mut chunk).unwrap_or(0);
-                let Ok(mut log) = log.lock() else { break };
-                if read == 0 {
-                    log.closed = true;
-                    break;
-                }
-                log.push(&chunk[..read]);
-                drop(log);
-                if pass_stderr {
-                    let _ = std::io::stderr().write_all(&chunk[..read]);
-                }
-            }
-        });
-        let (sender, lines) = mpsc::channel();
+        let child_stderr = child.stderr.take().ok_or("child has no stderr")?;
+        let stderr = StderrSink {
+            log: Arc::new(Mutex::new(StderrLog::default())),
+            pass_through: self.pass_stderr,
+        };
+        let sink = stderr.clone();
+        let (sender, answers) = mpsc::channel();
         // A reader thread, so that writing a request never deadlocks against
-        // an unread answer and a hung process can be timed out.
-        thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut line = Vec::new();
-                let read = reader.read_until(b'\n', &mut line);
-                let done = matches!(read, Ok(0) | Err(_));
-                if sender.send(read.map(|_| line)).is_err() || done {
-                    break;
-                }
-            }
-        });
+        // an unread answer or a full stderr pipe, and a hung process can be
+        // timed out.
+        thread::spawn(move || read_outputs(stdout, child_stderr, sink, sender));
         self.running = Some(Running {
             child,
             stdin: Some(stdin),
             failed: false,
-            lines,
+            answers,
             stderr,
         });
         self.next_id = 0;
@@ -341,33 +569,46 @@ impl External {
             input: input.clone(),
         };
         let running = self.running.as_mut().ok_or("implementation not running")?;
-        if let Ok(mut log) = running.stderr.lock() {
-            log.take();
-        }
         let stdin = running.stdin.as_mut().ok_or("implementation not running")?;
         if let Err(error) = writeln!(stdin, "{}", request.to_line()).and_then(|()| stdin.flush()) {
             return Err(match exit_status(&mut running.child) {
                 Some(status) => {
+                    // What it said as it went (a panic message) comes with
+                    // the end of its output, and is this vector's.
+                    if let Ok(end) = running.answers.recv_timeout(EXIT_GRACE) {
+                        self.last_stderr = end.stderr;
+                    }
                     format!("implementation exited ({status}) before reading the request")
                 }
-                None => format!("cannot write request: {error}"),
+                None => {
+                    self.last_stderr = running.stderr.take();
+                    format!("cannot write request: {error}")
+                }
             });
         }
-        let line = match running.lines.recv_timeout(self.timeout) {
-            Ok(Ok(line)) if line.is_empty() => {
+        let answer = match running.answers.recv_timeout(self.timeout) {
+            Ok(answer) => answer,
+            Err(RecvTimeoutError::Timeout) => {
+                self.last_stderr = running.stderr.take();
+                return Err(format!("no answer within {:?}", self.timeout));
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                self.last_stderr = running.stderr.take();
+                return Err("implementation output closed".to_owned());
+            }
+        };
+        // runner.reports: what it wrote to stderr before this line is this
+        // vector's, whenever those bytes arrived.
+        self.last_stderr = answer.stderr;
+        let line = match answer.line {
+            Ok(line) if line.is_empty() => {
                 return Err(match exit_status(&mut running.child) {
                     Some(status) => format!("implementation exited ({status}) without answering"),
                     None => "implementation closed its output without answering".to_owned(),
                 });
             }
-            Ok(Ok(line)) => line,
-            Ok(Err(error)) => return Err(format!("cannot read answer: {error}")),
-            Err(RecvTimeoutError::Timeout) => {
-                return Err(format!("no answer within {:?}", self.timeout))
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                return Err("implementation output closed".to_owned())
-            }
+            Ok(line) => line,
+            Err(error) => return Err(format!("cannot read answer: {error}")),
         };
         let text = std::str::from_utf8(&line).map_err(|_| "answer is not UTF-8".to_owned())?;
         let response = Response::from_line(text.trim_end_matches(['\n', '\r']))?;
@@ -388,30 +629,11 @@ impl External {
         if result.is_err() {
             if let Some(running) = self.running.as_mut() {
                 running.failed = true;
-                // What a crashing implementation said last (a panic
-                // message) is kept for the report before the process goes.
-                self.last_stderr = take_stderr_of(running);
             }
             self.running = None;
         }
         result
     }
-}
-
-/// Takes what `running` wrote to stderr for the last request. Stderr and
-/// stdout are separate pipes, so lines written just before the answer may
-/// still be in flight: a short wait lets them arrive, unless stderr is
-/// already closed (the process is gone and everything was read).
-fn take_stderr_of(running: &mut Running) -> String {
-    let closed = running.stderr.lock().map(|log| log.closed).unwrap_or(true);
-    if !closed {
-        thread::sleep(Duration::from_millis(5));
-    }
-    running
-        .stderr
-        .lock()
-        .map(|mut log| log.take())
-        .unwrap_or_default()
 }
 
 /// The exit status of a child whose output closed or whose input broke,
@@ -442,10 +664,7 @@ impl Implementation for External {
     }
 
     fn take_stderr(&mut self) -> String {
-        match self.running.as_mut() {
-            Some(running) => take_stderr_of(running),
-            None => std::mem::take(&mut self.last_stderr),
-        }
+        std::mem::take(&mut self.last_stderr)
     }
 }
 
@@ -468,6 +687,67 @@ mod tests {
         assert!(describe(&format!("{{{base},\"protocol\":\"1\"}}")).is_err());
         assert!(describe(r#"{"name":"n","version":"1","features":"uri"}"#).is_err());
         assert!(describe(r#"{"name":"n","features":[]}"#).is_err());
+    }
+
+    /// runner.reports: what an implementation writes to stderr before an
+    /// answer is that vector's, however the two pipes' bytes interleave on
+    /// the way: a few hundred requests, each answer preceded by a stderr
+    /// line of its own (some by more than a pipe holds, one by a crash),
+    /// each line found on its own request.
+    #[test]
+    fn stderr_written_before_an_answer_belongs_to_that_answer() {
+        let script =
+            std::env::temp_dir().join(format!("dsh-runner-stderr-{}.sh", std::process::id()));
+        std::fs::write(
+            &script,
+            r#"n=0
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed 's/^{"id":"\([^"]*\)".*/\1/')
+  n=$((n+1))
+  printf 'log of request %s\n' "$n" >&2
+  if [ $((n % 50)) = 0 ]; then head -c 100000 /dev/zero | tr '\0' x >&2; fi
+  if [ "$n" = 120 ]; then printf 'panicked at request %s\n' "$n" >&2; exit 101; fi
+  if [ "$n" = 1 ]; then
+    printf '{"id":"%s","output":{"name":"n","version":"1","features":["uri"]}}\n' "$id"
+  else
+    printf '{"id":"%s","output":"ok %s"}\n' "$id" "$n"
+  fi
+done
+"#,
+        )
+        .expect("temporary script");
+        let mut external =
+            External::new(&format!("sh {}", script.display()), Duration::from_secs(20)).quiet();
+        assert!(external.describe().is_ok());
+        assert_eq!(external.take_stderr(), "log of request 1\n");
+        let input = Json::object([("sessionId", Json::str("a"))]);
+        // The process answers requests 2..=119; the 120th crashes it, and a
+        // new process (described again, request 1 of its own) answers on.
+        for call in 2..=230 {
+            let n = if call <= 120 { call } else { call - 119 };
+            let answer = external.call("uri/encode", &input);
+            let stderr = external.take_stderr();
+            let line = format!("log of request {n}\n");
+            if call == 120 {
+                assert!(answer.is_err(), "{answer:?}");
+                assert_eq!(stderr, format!("{line}panicked at request 120\n"));
+                continue;
+            }
+            assert_eq!(
+                answer,
+                Ok(Outcome::Output(Json::str(&format!("ok {n}")))),
+                "call {call}"
+            );
+            if n % 50 == 0 {
+                let dropped = line.len() + 100_000 - STDERR_LIMIT;
+                let (start, end) = (&stderr[..line.len()], &stderr[STDERR_LIMIT..]);
+                assert_eq!(start, line, "call {call}");
+                assert_eq!(end, format!("\n… ({dropped} more bytes)"), "call {call}");
+            } else {
+                assert_eq!(stderr, line, "call {call}");
+            }
+        }
+        let _ = std::fs::remove_file(&script);
     }
 
     /// runner.protocol-failure, runner.restart: an implementation that

@@ -2,7 +2,9 @@
 //! match, vector files are well-formed and canonical, and no two vectors ask
 //! the same question.
 
-use dsh_session_reference::harness::runner::vectors::{required_capabilities, Expect, Suite};
+use dsh_session_reference::harness::runner::vectors::{
+    required_capabilities, Expect, Suite, Vector,
+};
 use dsh_session_reference::harness::spec;
 use dsh_session_reference::js::json;
 use dsh_session_reference::js::json::Json;
@@ -531,83 +533,123 @@ fn enough_vectors_per_foundation_area() {
     assert!(count("wire.") >= 10);
 }
 
-/// A `candidates-v2` vector keeps to what upstream documents (spec
-/// `candidates.v2.match`): with a non-empty query it lists at most one
-/// candidate, found by substring, and no other session of its listing
-/// holds the query even as a subsequence of its label or display title, so
-/// that any fuzzy matcher (the newer upstream build's substring match
-/// included) answers alike. Ranking and fuzzy-only matches are
+/// Whether a candidates vector's expectation is what upstream documents
+/// for `candidates-v2` (spec `candidates.v2.match`), whatever the relevance:
+/// with a non-empty query it lists at most one candidate, found by
+/// substring, and no other session of its listing holds the query even as a
+/// subsequence of its label or display title, so that any fuzzy matcher (the
+/// newer upstream build's substring match included) answers alike; an empty
+/// query, or an error, involves no relevance at all. `Err` says on what the
+/// expectation depends beyond the documents (our `candidates.fuzzy.*`).
+fn documented_v2_answer(vector: &Vector) -> Result<(), String> {
+    use dsh_session_reference::js::case::to_lower;
+    let text = |value: Option<&Json>| value.and_then(Json::as_js_str).map(|s| to_lower(s.units()));
+    let Some(query) = text(vector.input.get("query")).filter(|q| !q.is_empty()) else {
+        return Ok(());
+    };
+    let Expect::Output(Json::Array(listed)) = &vector.expect else {
+        return Ok(());
+    };
+    if listed.len() > 1 {
+        return Err(format!(
+            "a non-empty query lists {} candidates: their order within a group is relevance",
+            listed.len()
+        ));
+    }
+    let contains = |field: &[u16]| field.windows(query.len()).any(|w| w == query.as_slice());
+    let in_order = |field: &[u16]| {
+        let mut rest = field.iter();
+        query.iter().all(|unit| rest.any(|other| other == unit))
+    };
+    let agent = vector.input.get("agent").and_then(|agent| agent.get("id"));
+    let listed_id = listed
+        .first()
+        .and_then(|candidate| candidate.get("sessionId"));
+    for session in vector
+        .input
+        .get("sessions")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let id = session.get("id");
+        if id == agent {
+            continue;
+        }
+        let id_text = text(id).unwrap_or_default();
+        let label = text(session.get("title")).unwrap_or_else(|| id_text.clone());
+        let display = text(session.get("subagentLabel")).unwrap_or_else(|| label.clone());
+        let cwd = text(session.get("cwd"));
+        let by_substring = [Some(&id_text), Some(&label), Some(&display), cwd.as_ref()]
+            .into_iter()
+            .flatten()
+            .any(|field| contains(field));
+        if id.is_some() && id == listed_id {
+            if !by_substring {
+                return Err("the listed candidate is no substring match".to_owned());
+            }
+        } else if by_substring || in_order(&label) || in_order(&display) {
+            return Err(format!(
+                "session {} matches the query, at least fuzzily, and is not listed",
+                id.map(json::to_wire).unwrap_or_default()
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn candidates_vectors_of(suite: &Suite, feature: &str) -> Vec<Vector> {
+    suite
+        .vectors()
+        .map(|(_, vector)| vector)
+        .filter(|vector| vector.op == "candidates/list" || vector.op == "candidates/remote")
+        .filter(|vector| vector.features.iter().any(|f| f == feature))
+        .cloned()
+        .collect()
+}
+
+/// A `candidates-v2` vector keeps to what upstream documents
+/// ([`documented_v2_answer`]). Ranking and fuzzy-only matches are
 /// `candidates-fuzzy`'s.
 #[test]
 fn candidates_v2_vectors_with_a_query_list_at_most_one_candidate() {
-    use dsh_session_reference::js::case::to_lower;
-    let text = |value: Option<&Json>| value.and_then(Json::as_js_str).map(|s| to_lower(s.units()));
+    let suite = suite();
     let mut checked = 0;
-    for (_, vector) in suite().vectors() {
-        let candidates_op = vector.op == "candidates/list" || vector.op == "candidates/remote";
-        if !candidates_op || !vector.features.iter().any(|f| f == "candidates-v2") {
-            continue;
+    for vector in candidates_vectors_of(&suite, "candidates-v2") {
+        if let Err(beyond) = documented_v2_answer(&vector) {
+            panic!("{}: {beyond} (that is candidates-fuzzy's)", vector.id);
         }
-        let Some(query) = text(vector.input.get("query")).filter(|q| !q.is_empty()) else {
-            continue;
-        };
-        let Expect::Output(Json::Array(listed)) = &vector.expect else {
-            continue;
-        };
-        assert!(
-            listed.len() <= 1,
-            "{}: a candidates-v2 vector with a non-empty query lists {} candidates (ranking is candidates-fuzzy's)",
-            vector.id,
-            listed.len()
-        );
-        let contains = |field: &[u16]| field.windows(query.len()).any(|w| w == query.as_slice());
-        let in_order = |field: &[u16]| {
-            let mut rest = field.iter();
-            query.iter().all(|unit| rest.any(|other| other == unit))
-        };
-        let agent = vector.input.get("agent").and_then(|agent| agent.get("id"));
-        let listed_id = listed
-            .first()
-            .and_then(|candidate| candidate.get("sessionId"));
-        for session in vector
-            .input
-            .get("sessions")
-            .and_then(Json::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let id = session.get("id");
-            if id == agent {
-                continue;
-            }
-            let id_text = text(id).unwrap_or_default();
-            let label = text(session.get("title")).unwrap_or_else(|| id_text.clone());
-            let display = text(session.get("subagentLabel")).unwrap_or_else(|| label.clone());
-            let cwd = text(session.get("cwd"));
-            let by_substring = [Some(&id_text), Some(&label), Some(&display), cwd.as_ref()]
-                .into_iter()
-                .flatten()
-                .any(|field| contains(field));
-            if id.is_some() && id == listed_id {
-                assert!(
-                    by_substring,
-                    "{}: the listed candidate is no substring match",
-                    vector.id
-                );
-            } else {
-                assert!(
-                    !by_substring && !in_order(&label) && !in_order(&display),
-                    "{}: session {:?} matches the query, at least fuzzily (candidates-fuzzy)",
-                    vector.id,
-                    id
-                );
-            }
-        }
-        checked += 1;
+        let query = vector.input.get("query").and_then(Json::as_js_str);
+        checked += usize::from(query.is_some_and(|q| !q.units().is_empty()));
     }
     assert!(
         checked >= 10,
         "only {checked} candidates-v2 vectors with a query"
+    );
+}
+
+/// A vector carries `candidates-fuzzy` only when its expectation depends on
+/// our relevance (issue #22): one whose answer the documents decide
+/// ([`documented_v2_answer`]) belongs to `candidates-v2`, where a port of
+/// the newer upstream build, which matches by substring in listing order and
+/// does not declare `candidates-fuzzy`, runs it too.
+#[test]
+fn candidates_fuzzy_vectors_depend_on_our_relevance() {
+    let suite = suite();
+    let fuzzy = candidates_vectors_of(&suite, "candidates-fuzzy");
+    let documented: Vec<&str> = fuzzy
+        .iter()
+        .filter(|vector| documented_v2_answer(vector).is_ok())
+        .map(|vector| vector.id.as_str())
+        .collect();
+    assert!(
+        documented.is_empty(),
+        "these candidates-fuzzy vectors are answered by the documents alone; list them under candidates-v2: {documented:?}"
+    );
+    assert!(
+        fuzzy.len() >= 30,
+        "only {} candidates-fuzzy vectors",
+        fuzzy.len()
     );
 }
 

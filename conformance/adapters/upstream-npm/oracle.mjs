@@ -36,8 +36,14 @@ export const stringifyTagSafeJson = fromBundle(
   "return stringifyTagSafeJson;",
 );
 /** Upstream's prompt envelope around the tag-safe data array. */
-export const PROMPT_PREFIX = fromBundle(/const PROMPT_PREFIX = `[^`]*`;/, "PROMPT_PREFIX", "return PROMPT_PREFIX;");
-export const PROMPT_SUFFIX = fromBundle(/const PROMPT_SUFFIX = "[^"]*";/, "PROMPT_SUFFIX", "return PROMPT_SUFFIX;");
+// Each declaration is read up to its `;` outside string literals, so that an
+// instrumented bundle (conformance/mutants/upstream/) reads the same way.
+export const PROMPT_PREFIX = fromBundle(/const PROMPT_PREFIX = (?:[^;`]|`[^`]*`)*;/, "PROMPT_PREFIX", "return PROMPT_PREFIX;");
+export const PROMPT_SUFFIX = fromBundle(
+  /const PROMPT_SUFFIX = (?:[^;"]|"(?:[^"\\]|\\.)*")*;/,
+  "PROMPT_SUFFIX",
+  "return PROMPT_SUFFIX;",
+);
 
 /** Stable code rc.8 uses for a retention that cannot fit. */
 export const BUDGET_EXCEEDED = "SESSION_REFERENCE_BUDGET_EXCEEDED";

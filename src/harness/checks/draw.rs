@@ -325,6 +325,28 @@ pub fn snapshot(draw: &mut Draw<'_>) -> Json {
     Json::Object(members)
 }
 
+/// A snapshot of session `id` in `/w`, captured through sequence 1, whose
+/// one event is a user message of `text`.
+fn plain_snapshot(id: &str, text: &str) -> Json {
+    Json::object([
+        (
+            "session",
+            Json::object([("id", Json::str(id)), ("cwd", Json::str("/w"))]),
+        ),
+        ("capturedThroughSeq", Json::Number(1.0)),
+        (
+            "events",
+            Json::Array(vec![user(
+                Json::object([("kind", Json::str("user"))]),
+                Json::Array(vec![Json::object([
+                    ("type", Json::str("text")),
+                    ("text", Json::str(text)),
+                ])]),
+            )]),
+        ),
+    ])
+}
+
 /// A drawn snapshot as the reference reads it, except that its
 /// `capturedThroughSeq` is copied whatever it is, as rc.8 copies it: the
 /// newest generation refuses one outside the session-sequence domain
@@ -365,24 +387,31 @@ pub fn budget(draw: &mut Draw<'_>, whole: usize) -> u64 {
 
 /// A tiny model registry: `p/small` (1,000 tokens), `p/huge` (10^7
 /// tokens), `p/endless` (an infinite window), `p/unknown` (no window
-/// known); any other route has no adapter.
+/// known), `p/odd` (100,003 tokens); any other route has no adapter.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TinyModels;
 
 impl TinyModels {
     /// The routes a case may draw, as `(provider, model)`.
-    pub const ROUTES: [(&'static str, &'static str); 5] = [
+    pub const ROUTES: [(&'static str, &'static str); 6] = [
         ("p", "small"),
         ("p", "huge"),
         ("p", "endless"),
         ("p", "unknown"),
         ("q", "small"),
+        ("p", "odd"),
     ];
+
+    /// The route whose automatic budget is no whole number of bytes.
+    pub const ODD: usize = 5;
 
     /// The capacity of a route, by name.
     pub fn capacity_of(provider: &str, model: &str) -> Capacity {
         match (provider, model) {
             ("p", "small") => Capacity::ContextWindow(1_000.0),
+            // Not a multiple of 5: × 4 × 0.2 gives 80 002.4 bytes, above
+            // the 64 KiB floor (spec `prepare.budget.automatic`).
+            ("p", "odd") => Capacity::ContextWindow(100_003.0),
             ("p", "huge") => Capacity::ContextWindow(10_000_000.0),
             ("p", "endless") => Capacity::ContextWindow(f64::INFINITY),
             ("p", "unknown") => Capacity::Unknown,
@@ -537,13 +566,65 @@ impl PrepareCase {
                 DrawnReference::Entry { target, label }
             })
             .collect();
-        PrepareCase {
+        let case = PrepareCase {
             sessions,
             references,
             max_references,
             budget,
             spill,
             cancelled,
+        };
+        // Shapes that independent draws almost never reach (issue #22),
+        // in place of a case that has no more references than it may (so
+        // that as many cases as before have too many); not when the bytes
+        // have run out (they read as zeros).
+        let shape = draw.byte() % 16;
+        if case.references.len() > case.max_references {
+            return case;
+        }
+        match shape {
+            1 => case.spill_after_whole(draw),
+            2 => case.above_the_floor(draw),
+            _ => case,
+        }
+    }
+
+    /// Two references, the first small enough to stay whole and the second
+    /// cut, with a store whose saves succeed: the one transcript saved is
+    /// named after the second (spec `prepare.spill`).
+    fn spill_after_whole(self, draw: &mut Draw<'_>) -> PrepareCase {
+        let long = "x".repeat(500 + draw.below(1500));
+        PrepareCase {
+            sessions: vec![
+                Stored::Snapshot(plain_snapshot("whole", "hi")),
+                Stored::Snapshot(plain_snapshot("cut", &long)),
+            ],
+            references: [0, 1]
+                .map(|index| DrawnReference::Entry {
+                    target: Target::Session(index),
+                    label: None,
+                })
+                .to_vec(),
+            max_references: 3,
+            budget: BudgetChoice::Fixed(400),
+            spill: SpillChoice::Saves,
+            cancelled: false,
+        }
+    }
+
+    /// One snapshot of 60–100 KB, above the 64 KiB floor, under the
+    /// automatic budget of a window that is no multiple of 5 (80 002.4
+    /// bytes, spec `prepare.budget.automatic`).
+    fn above_the_floor(self, draw: &mut Draw<'_>) -> PrepareCase {
+        let long = "y".repeat(60_000 + draw.below(40_000));
+        PrepareCase {
+            sessions: vec![Stored::Snapshot(plain_snapshot("large", &long))],
+            references: vec![DrawnReference::Entry {
+                target: Target::Session(0),
+                label: None,
+            }],
+            budget: BudgetChoice::Automatic(Some(TinyModels::ODD), 0.2),
+            ..self
         }
     }
 

@@ -223,10 +223,44 @@ fn retain_input(bytes: &[u8], scope: Scope, reach: Reach) -> Json {
         .unwrap_or(2000);
     let budget = draw::budget(&mut draw, whole);
     Json::object([
-        ("snapshot", snapshot),
+        ("snapshot", with_unknown_event(snapshot, draw.byte())),
         ("label", string(label)),
         ("maxBytes", number(budget as f64)),
     ])
+}
+
+/// Event types no generation knows: every one fails on them, outside the
+/// contract (spec `surface.unknown-event`).
+const UNKNOWN_EVENT_TYPES: [&str; 3] = ["assistant/chunk", "session/title", "custom/x"];
+
+/// `snapshot` with, for one `choice` in 32 (not 0, which drawn bytes read
+/// as once they have run out), an event of a type no generation knows
+/// inserted among its events (the rest of `choice` picks the type and the
+/// place): rare, since every such request fails. Added to the wire form
+/// only: the reference's own reading of drawn snapshots
+/// ([`draw::read_snapshot`]) refuses them.
+fn with_unknown_event(snapshot: Json, choice: u8) -> Json {
+    if choice % 32 != 31 {
+        return snapshot;
+    }
+    let Json::Object(members) = snapshot else {
+        return snapshot;
+    };
+    let kind = UNKNOWN_EVENT_TYPES[usize::from(choice >> 5) % UNKNOWN_EVENT_TYPES.len()];
+    let unknown = Json::object([("type", Json::str(kind)), ("data", Json::object([]))]);
+    Json::Object(
+        members
+            .into_iter()
+            .map(|(key, value)| match value {
+                Json::Array(mut events) if key.is("events") => {
+                    let at = usize::from(choice >> 6) % (events.len() + 1);
+                    events.insert(at, unknown.clone());
+                    (key, Json::Array(events))
+                }
+                other => (key, other),
+            })
+            .collect(),
+    )
 }
 
 /// The tiny model registry of the automatic budgets, on the wire.
@@ -239,6 +273,10 @@ fn models() -> Json {
             Json::object([("contextWindow", number(1e300))]),
         ),
         ("p/unknown", Json::Null),
+        (
+            "p/odd",
+            Json::object([("contextWindow", number(100_003.0))]),
+        ),
     ])
 }
 
@@ -246,9 +284,13 @@ fn models() -> Json {
 /// text mentions the same references) from a drawn [`PrepareCase`].
 fn prepare_input(bytes: &[u8], scope: Scope, reach: Reach, pre_step: bool) -> Json {
     let mut case = PrepareCase::draw(&mut Draw::new(bytes));
-    for stored in &mut case.sessions {
+    let last = bytes.last().copied().unwrap_or(1);
+    for (index, stored) in case.sessions.iter_mut().enumerate() {
         if let Stored::Snapshot(snapshot) = stored {
             *snapshot = seq_within(scope, reach, snapshot.clone());
+            if index == 0 {
+                *snapshot = with_unknown_event(snapshot.clone(), last);
+            }
         }
     }
     if scope != Scope::V2 {

@@ -22,8 +22,9 @@
 //    witness becomes a vector whose expectation comes from `regen`.
 //
 // Outcomes are appended as they come to target/upstream-mutants/ORACLE/
-// outcomes.jsonl (a stopped run resumes where it stopped, as long as the
-// instrumented code and the suite are the same) and summarised into
+// outcomes.jsonl (a stopped run resumes where it stopped: kills stand while
+// their vectors do, other outcomes while the suite is the same) and
+// summarised into
 // conformance/mutants/upstream/ORACLE.json, with the score over the mutants
 // that are not ignored (an error's message: errors are compared by code only)
 // or listed as equivalent in equivalent.json.
@@ -205,14 +206,21 @@ records.forEach((record, index) => {
 });
 console.error(`${label}: ${mutants.length} mutants, control passed ${control.summary.passed} vectors`);
 
-// Outcomes, resumed where the same code and suite left them.
-const key = sha256(`${code}\n${suite.hash}`);
+// Outcomes, resumed where the same instrumented code left them: a kill
+// stands while the vectors that killed it are in the suite; any other
+// outcome stands only for the same suite (a new vector may kill it).
+const key = sha256(code);
+const vectorIds = new Set(control.results.map((result) => result.id));
 const outcomesFile = join(work, "outcomes.jsonl");
 const done = new Map();
 if (existsSync(outcomesFile)) {
   for (const line of readFileSync(outcomesFile, "utf8").split("\n").filter(Boolean)) {
     const outcome = JSON.parse(line);
-    if (outcome.key === key) done.set(outcome.id, outcome);
+    if (outcome.key !== key) continue;
+    const stands = outcome.status === "killed"
+      ? (outcome.killers ?? []).every((id) => vectorIds.has(id))
+      : outcome.suite === suite.hash;
+    if (stands) done.set(outcome.id, outcome);
   }
 }
 const faithfulCommand = command;
@@ -250,7 +258,7 @@ for (const mutant of mutants) {
     const mutated = command.replace("node ", `__STRYKER_ACTIVE_MUTANT__=${mutant.id} UPSTREAM_MUTANTS_HIT_LIMIT=${hitLimit} node `);
     outcome.differential = differential(faithfulCommand, mutated, baseEnv);
   }
-  const row = { key, id: mutant.id, ...outcome };
+  const row = { key, suite: suite.hash, id: mutant.id, ...outcome };
   appendFileSync(outcomesFile, `${JSON.stringify(row)}\n`);
   done.set(mutant.id, row);
   console.error(`${mutant.id} ${mutant.mutator} ${mutant.line}:${mutant.column} ${outcome.status}${outcome.killers ? ` (${outcome.vectors} vectors)` : ""}`);
@@ -262,7 +270,7 @@ const equivalent = JSON.parse(readFileSync(join(here, "equivalent.json"), "utf8"
 const counts = { mutants: mutants.length, ignored: 0, equivalent: 0, killed: 0, survived: 0, "no coverage": 0, "not run": 0 };
 const rows = mutants.map((mutant) => {
   const outcome = done.get(mutant.id);
-  const { key: _key, id: _id, ...rest } = outcome ?? {};
+  const { key: _key, suite: _suite, id: _id, ...rest } = outcome ?? {};
   let status = mutant.ignored ? "ignored" : outcome?.status ?? "not run";
   const reason = equivalent[mutant.id];
   if (reason !== undefined && status !== "killed") {

@@ -117,6 +117,21 @@ const logger = {
   isWarnEnabled: () => true, isErrorEnabled: () => true, isFatalEnabled: () => true,
 };
 
+/**
+ * The lines (from 1) of the helpers a compiler emits into the bundle
+ * (`var __esDecorate = function(…) {` down to its closing `};`).
+ */
+function emittedHelpers(lines) {
+  const helpers = [];
+  lines.forEach((text, index) => {
+    const found = /^var (__\w+) = function\(/.exec(text);
+    if (found === null) return;
+    const end = lines.findIndex((line, at) => at > index && line === "};");
+    if (end !== -1) helpers.push({ name: found[1], start: index + 1, end: end + 1 });
+  });
+  return helpers;
+}
+
 async function instrument(module) {
   const source = readFileSync(module, "utf8");
   const result = await new Instrumenter(logger).instrument([{ name: module, content: source, mutate: true }], {
@@ -131,15 +146,23 @@ async function instrument(module) {
     const middle = lines.slice(start.line + 1, end.line);
     return [lines[start.line].slice(start.column), ...middle, lines[end.line].slice(0, end.column)].join("\n");
   };
-  const mutants = result.mutants.map((mutant) => ({
-    id: mutant.id,
-    mutator: mutant.mutatorName,
-    line: mutant.location.start.line + 1,
-    column: mutant.location.start.column + 1,
-    original: original(mutant.location),
-    replacement: mutant.replacement,
-    ...(mutant.status === "Ignored" ? { ignored: mutant.statusReason } : {}),
-  }));
+  const helpers = emittedHelpers(lines);
+  const mutants = result.mutants.map((mutant) => {
+    const line = mutant.location.start.line + 1;
+    const helper = helpers.find(({ start, end }) => start <= line && line <= end);
+    const ignored = mutant.status === "Ignored"
+      ? mutant.statusReason
+      : helper && `in ${helper.name}, a runtime helper the TypeScript compiler emits for decorators: not upstream's code`;
+    return {
+      id: mutant.id,
+      mutator: mutant.mutatorName,
+      line,
+      column: mutant.location.start.column + 1,
+      original: original(mutant.location),
+      replacement: mutant.replacement,
+      ...(ignored ? { ignored } : {}),
+    };
+  });
   return { source, code: result.files[0].content, mutants };
 }
 
@@ -213,6 +236,8 @@ const key = sha256(code);
 const vectorIds = new Set(control.results.map((result) => result.id));
 const outcomesFile = join(work, "outcomes.jsonl");
 const done = new Map();
+// A survivor's differential does not depend on the suite: kept for a re-run.
+const witnessSearched = new Map();
 if (existsSync(outcomesFile)) {
   for (const line of readFileSync(outcomesFile, "utf8").split("\n").filter(Boolean)) {
     const outcome = JSON.parse(line);
@@ -221,6 +246,7 @@ if (existsSync(outcomesFile)) {
       ? (outcome.killers ?? []).every((id) => vectorIds.has(id))
       : outcome.suite === suite.hash;
     if (stands) done.set(outcome.id, outcome);
+    if (outcome.differential !== undefined) witnessSearched.set(outcome.id, outcome.differential);
   }
 }
 const faithfulCommand = command;
@@ -254,7 +280,9 @@ for (const mutant of mutants) {
         : { status: "survived", ran: report.summary.passed };
     }
   }
-  if (outcome.status !== "killed" && witnessCases > 0) {
+  if (outcome.status !== "killed" && witnessSearched.has(mutant.id)) {
+    outcome.differential = witnessSearched.get(mutant.id);
+  } else if (outcome.status !== "killed" && witnessCases > 0) {
     const mutated = command.replace("node ", `__STRYKER_ACTIVE_MUTANT__=${mutant.id} UPSTREAM_MUTANTS_HIT_LIMIT=${hitLimit} node `);
     outcome.differential = differential(faithfulCommand, mutated, baseEnv);
   }

@@ -118,16 +118,27 @@ const logger = {
 };
 
 /**
- * The lines (from 1) of the helpers a compiler emits into the bundle
- * (`var __esDecorate = function(…) {` down to its closing `};`).
+ * The lines (from 1) of what the TypeScript compiler emits into the bundle
+ * to apply decorators: its helpers (`var __esDecorate = function(…) {` down
+ * to the closing `};`), the class's `static {` block that calls them, and
+ * the field initializer that runs their initializers.
  */
 function emittedHelpers(lines) {
   const helpers = [];
   lines.forEach((text, index) => {
-    const found = /^var (__\w+) = function\(/.exec(text);
-    if (found === null) return;
-    const end = lines.findIndex((line, at) => at > index && line === "};");
-    if (end !== -1) helpers.push({ name: found[1], start: index + 1, end: end + 1 });
+    const helper = /^var (__\w+) = function\(/.exec(text);
+    if (helper !== null) {
+      const end = lines.findIndex((line, at) => at > index && line === "};");
+      if (end !== -1) helpers.push({ name: helper[1], start: index + 1, end: end + 1 });
+    }
+    const block = /^(\s*)static \{$/.exec(text);
+    if (block !== null && /^\s*return class \w+ extends _classSuper \{$/.test(lines[index - 1] ?? "")) {
+      const end = lines.findIndex((line, at) => at > index && line === `${block[1]}}`);
+      if (end !== -1) helpers.push({ name: "the decorators' static block", start: index + 1, end: end + 1 });
+    }
+    if (/= __runInitializers\(this, /.test(text)) {
+      helpers.push({ name: "__runInitializers", start: index + 1, end: index + 1 });
+    }
   });
   return helpers;
 }
@@ -152,7 +163,7 @@ async function instrument(module) {
     const helper = helpers.find(({ start, end }) => start <= line && line <= end);
     const ignored = mutant.status === "Ignored"
       ? mutant.statusReason
-      : helper && `in ${helper.name}, a runtime helper the TypeScript compiler emits for decorators: not upstream's code`;
+      : helper && `in ${helper.name}, emitted by the TypeScript compiler to apply decorators: not upstream's code`;
     return {
       id: mutant.id,
       mutator: mutant.mutatorName,

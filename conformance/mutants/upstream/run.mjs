@@ -35,6 +35,8 @@
 //   --witness-cases N    differential cases per survivor (default 3000; 0: none)
 //   --timeout SECS       per vector, for a mutant (default 5; the control has 30)
 //   --no-summary         leave ORACLE.json as it is (a smoke run, as CI's)
+//   --no-resume          run the mutants again, whatever outcomes.jsonl holds
+// SIGTERM or SIGINT stops after the mutant under way and writes the summary.
 import { Instrumenter } from "@stryker-mutator/instrumenter";
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -249,7 +251,7 @@ const outcomesFile = join(work, "outcomes.jsonl");
 const done = new Map();
 // A survivor's differential does not depend on the suite: kept for a re-run.
 const witnessSearched = new Map();
-if (existsSync(outcomesFile)) {
+if (existsSync(outcomesFile) && !process.argv.includes("--no-resume")) {
   for (const line of readFileSync(outcomesFile, "utf8").split("\n").filter(Boolean)) {
     const outcome = JSON.parse(line);
     if (outcome.key !== key) continue;
@@ -261,7 +263,12 @@ if (existsSync(outcomesFile)) {
   }
 }
 const faithfulCommand = command;
+// SIGTERM or SIGINT: finish the mutant under way, then write the summary of
+// what was run (the rest counts as not run), so that a bounded run commits.
+let stopping = false;
+for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => { stopping = true; });
 for (const mutant of mutants) {
+  if (stopping) break;
   if (mutant.ignored || done.has(mutant.id) || (only && !only.includes(mutant.id))) continue;
   const atLoad = reachedAtLoad.has(mutant.id);
   const vectors = atLoad ? null : reachedBy.get(mutant.id) ?? [];
@@ -306,7 +313,10 @@ for (const mutant of mutants) {
 // The summary, committed.
 if (process.argv.includes("--no-summary")) process.exit(0);
 const equivalent = JSON.parse(readFileSync(join(here, "equivalent.json"), "utf8"))[oracleName] ?? {};
-const counts = { mutants: mutants.length, ignored: 0, equivalent: 0, killed: 0, survived: 0, "no coverage": 0, "not run": 0 };
+const counts = {
+  mutants: mutants.length, ignored: 0, equivalent: 0, "outside the protocol": 0,
+  killed: 0, survived: 0, "no coverage": 0, "not run": 0,
+};
 const rows = mutants.map((mutant) => {
   const outcome = done.get(mutant.id);
   const { key: _key, suite: _suite, id: _id, ...rest } = outcome ?? {};
@@ -316,10 +326,10 @@ const rows = mutants.map((mutant) => {
     if (reason.replacement !== mutant.replacement) {
       throw new Error(`equivalent.json: mutant ${mutant.id} of ${oracleName} is now ${mutant.replacement}, not ${reason.replacement}`);
     }
-    status = "equivalent";
+    status = reason.outside ? "outside the protocol" : "equivalent";
   }
   counts[status] += 1;
-  return { ...mutant, ...rest, status, ...(status === "equivalent" ? { reason: reason.why } : {}) };
+  return { ...mutant, ...rest, status, ...(reason !== undefined && status !== "killed" ? { reason: reason.why } : {}) };
 });
 const judged = counts.killed + counts.survived + counts["no coverage"];
 const summary = {

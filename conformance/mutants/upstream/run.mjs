@@ -36,7 +36,8 @@
 //   --timeout SECS       per vector, for a mutant (default 5; the control has 30)
 //   --no-summary         leave ORACLE.json as it is (a smoke run, as CI's)
 //   --no-resume          run the mutants again, whatever outcomes.jsonl holds
-// SIGTERM or SIGINT stops after the mutant under way and writes the summary.
+// touch target/upstream-mutants/ORACLE/STOP: stops after the mutant under way
+// and writes the summary.
 import { Instrumenter } from "@stryker-mutator/instrumenter";
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -263,12 +264,14 @@ if (existsSync(outcomesFile) && !process.argv.includes("--no-resume")) {
   }
 }
 const faithfulCommand = command;
-// SIGTERM or SIGINT: finish the mutant under way, then write the summary of
-// what was run (the rest counts as not run), so that a bounded run commits.
-let stopping = false;
-for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => { stopping = true; });
+// A file STOP in the work folder: finish the mutant under way, then write
+// the summary of what was run (the rest counts as not run), so that a
+// bounded run commits. (The loop never yields to Node's event loop, so a
+// signal handler would not run.)
+const stopFile = join(work, "STOP");
+rmSync(stopFile, { force: true });
 for (const mutant of mutants) {
-  if (stopping) break;
+  if (existsSync(stopFile)) break;
   if (mutant.ignored || done.has(mutant.id) || (only && !only.includes(mutant.id))) continue;
   const atLoad = reachedAtLoad.has(mutant.id);
   const vectors = atLoad ? null : reachedBy.get(mutant.id) ?? [];

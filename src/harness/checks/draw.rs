@@ -583,7 +583,7 @@ impl PrepareCase {
             return case;
         }
         match shape {
-            1 => case.spill_after_whole(draw),
+            1 => PrepareCase::spill_after_whole(draw),
             2 => case.above_the_floor(draw),
             _ => case,
         }
@@ -592,7 +592,7 @@ impl PrepareCase {
     /// Two references, the first small enough to stay whole and the second
     /// cut, with a store whose saves succeed: the one transcript saved is
     /// named after the second (spec `prepare.spill`).
-    fn spill_after_whole(self, draw: &mut Draw<'_>) -> PrepareCase {
+    fn spill_after_whole(draw: &mut Draw<'_>) -> PrepareCase {
         let long = "x".repeat(500 + draw.below(1500));
         PrepareCase {
             sessions: vec![

@@ -252,6 +252,32 @@ struct LineSplitter {
 }
 
 impl LineSplitter {
+    fn new(answers: Sender<Answer>) -> LineSplitter {
+        LineSplitter {
+            pending: Vec::new(),
+            scanned: 0,
+            answers,
+        }
+    }
+
+    /// Reads one chunk of `stdout` and delivers the lines it completes, or,
+    /// at the end of the output (or a read error), what is left and the end.
+    /// False once there is nothing more to read or nobody listens.
+    fn read_from(
+        &mut self,
+        stdout: &mut ChildStdout,
+        chunk: &mut [u8],
+        mut before_answer: impl FnMut() -> String,
+    ) -> bool {
+        let end = match stdout.read(chunk) {
+            Ok(0) => Ok(()),
+            Ok(read) => return self.push(&chunk[..read], &mut before_answer),
+            Err(error) => Err(error),
+        };
+        self.finish(end, before_answer);
+        false
+    }
+
     /// Adds `chunk`; false once nobody listens any more.
     fn push(&mut self, chunk: &[u8], mut before_answer: impl FnMut() -> String) -> bool {
         self.pending.extend_from_slice(chunk);
@@ -273,7 +299,7 @@ impl LineSplitter {
 
     /// Delivers the end of stdout: an unfinished last line, if any, then
     /// `end` (an empty line, or the read error).
-    fn finish(mut self, end: std::io::Result<()>, mut before_answer: impl FnMut() -> String) {
+    fn finish(&mut self, end: std::io::Result<()>, mut before_answer: impl FnMut() -> String) {
         if !self.pending.is_empty() {
             let line = std::mem::take(&mut self.pending);
             let stderr = before_answer();
@@ -367,11 +393,7 @@ fn read_outputs(
         sink,
     };
     let mut chunk = vec![0u8; READ_CHUNK];
-    let mut lines = LineSplitter {
-        pending: Vec::new(),
-        scanned: 0,
-        answers,
-    };
+    let mut lines = LineSplitter::new(answers);
     loop {
         let [out_ready, err_ready] = match stderr.pipe.as_ref() {
             Some(pipe) => ready(
@@ -390,24 +412,12 @@ fn read_outputs(
             stderr.drain();
             continue;
         }
-        if !out_ready {
-            continue;
-        }
-        let end = match stdout.read(&mut chunk) {
-            Ok(0) => Ok(()),
-            Ok(read) => {
-                if lines.push(&chunk[..read], || stderr.drain_and_take()) {
-                    continue;
-                }
-                return;
+        if out_ready && !lines.read_from(&mut stdout, &mut chunk, || stderr.drain_and_take()) {
+            if let Some(pipe) = stderr.pipe.take() {
+                stderr.sink.pump_to_end(pipe);
             }
-            Err(error) => Err(error),
-        };
-        lines.finish(end, || stderr.drain_and_take());
-        if let Some(pipe) = stderr.pipe.take() {
-            stderr.sink.pump_to_end(pipe);
+            return;
         }
-        return;
     }
 }
 
@@ -422,26 +432,9 @@ fn read_outputs(
 ) {
     let pump = sink.clone();
     thread::spawn(move || pump.pump_to_end(stderr));
-    let mut lines = LineSplitter {
-        pending: Vec::new(),
-        scanned: 0,
-        answers,
-    };
+    let mut lines = LineSplitter::new(answers);
     let mut chunk = vec![0u8; READ_CHUNK];
-    loop {
-        let end = match stdout.read(&mut chunk) {
-            Ok(0) => Ok(()),
-            Ok(read) => {
-                if lines.push(&chunk[..read], || sink.take()) {
-                    continue;
-                }
-                return;
-            }
-            Err(error) => Err(error),
-        };
-        lines.finish(end, || sink.take());
-        return;
-    }
+    while lines.read_from(&mut stdout, &mut chunk, || sink.take()) {}
 }
 
 impl Drop for Running {

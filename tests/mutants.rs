@@ -15,6 +15,14 @@
 //!    mutation that shows in every output of an op, has one of its `ops`),
 //!    and every listed rule is cited by some failing vector.
 //!
+//! The rows from `longest-by-units` on are the porting bugs that issue
+//! #22's mutation runs (cargo-mutants over the reference, StrykerJS over
+//! upstream) found only by vectors: a byte count without its two-byte case,
+//! the longest text picked by UTF-16 units, unknown event types ignored, a
+//! fractional automatic budget rounded up, transcripts of ten or more
+//! messages, a spill named by its notice's position. Their reach rows show
+//! what the differential's generators reach since.
+//!
 //! The control tests run the same suite on the unmutated adapters and
 //! through the hooks with an identity patch: no failure, so a mutant's
 //! failures cannot be blamed on the environment or on the machinery.
@@ -501,6 +509,12 @@ mutants! {
     surface_system => "surface-system",
     transcript_fragment => "transcript-fragment",
     word_start_bonus => "word-start-bonus",
+    longest_by_units => "longest-by-units",
+    unknown_event_ignored => "unknown-event-ignored",
+    automatic_round_up => "automatic-round-up",
+    transcript_number_digit => "transcript-number-digit",
+    transcript_bytes_two_byte => "transcript-bytes-two-byte",
+    spill_name_by_notice => "spill-name-by-notice",
 }
 
 /// Cases `differential` may take to catch a mutant (issue #11).

@@ -256,8 +256,11 @@ if (existsSync(outcomesFile) && !process.argv.includes("--no-resume")) {
   for (const line of readFileSync(outcomesFile, "utf8").split("\n").filter(Boolean)) {
     const outcome = JSON.parse(line);
     if (outcome.key !== key) continue;
+    // A start that failed on the 5 s timeout alone, before the 30 s retry
+    // existed, is not a kill: run again.
+    const slowStart = outcome.by === "the oracle cannot start" && /no answer within 5s/.test(outcome.detail);
     const stands = outcome.status === "killed"
-      ? (outcome.killers ?? []).every((id) => vectorIds.has(id))
+      ? !slowStart && (outcome.killers ?? []).every((id) => vectorIds.has(id))
       : outcome.suite === suite.hash;
     if (stands) done.set(outcome.id, outcome);
     if (outcome.differential !== undefined) witnessSearched.set(outcome.id, outcome.differential);
@@ -291,6 +294,10 @@ for (const mutant of mutants) {
     if (report === null || (!report.unusable && failedIn(report).length < 2)) {
       report = conformance(command, env, vectors ?? []);
     }
+    // An oracle that gives no usable answer within the mutant's timeout may
+    // only be slow to load on a busy machine: it is tried once more with the
+    // control's 30 s before the mutant counts as killed.
+    if (report.unusable) report = conformance(command, env, vectors ?? [], "30");
     if (report.unusable) {
       outcome = { status: "killed", by: "the oracle cannot start", detail: report.unusable };
     } else {

@@ -469,8 +469,9 @@ pub enum BudgetChoice {
     /// `maxReferenceBytes`, 1–2000.
     Fixed(u64),
     /// Automatic: the agent's route (an index into [`TinyModels::ROUTES`],
-    /// or none) and the context fraction.
-    Automatic(Option<usize>, f64),
+    /// or none) and the context fraction, or none when the configuration
+    /// leaves it out (the default applies).
+    Automatic(Option<usize>, Option<f64>),
 }
 
 /// The spill store of a case: none, or the protocol's simulated store.
@@ -529,7 +530,14 @@ impl PrepareCase {
         let budget = match draw.byte() % 8 {
             0 => {
                 let route = draw.below(TinyModels::ROUTES.len() + 1);
-                let fraction = draw.pick(&[0.2, 0.0, 0.001, 0.5, 1.0]);
+                let fraction = draw.pick(&[
+                    None,
+                    Some(0.2),
+                    Some(0.0),
+                    Some(0.001),
+                    Some(0.5),
+                    Some(1.0),
+                ]);
                 BudgetChoice::Automatic(route.checked_sub(1), fraction)
             }
             _ => BudgetChoice::Fixed(1 + draw.below(2000) as u64),
@@ -623,7 +631,8 @@ impl PrepareCase {
                 target: Target::Session(0),
                 label: None,
             }],
-            budget: BudgetChoice::Automatic(Some(TinyModels::ODD), 0.2),
+            // The fraction left out: its default, 0.2, applies.
+            budget: BudgetChoice::Automatic(Some(TinyModels::ODD), None),
             ..self
         }
     }
@@ -685,7 +694,10 @@ impl PrepareCase {
                 Some(bytes),
                 crate::config::DEFAULT_REFERENCE_CONTEXT_FRACTION,
             ),
-            BudgetChoice::Automatic(_, fraction) => (None, fraction),
+            BudgetChoice::Automatic(_, fraction) => (
+                None,
+                fraction.unwrap_or(crate::config::DEFAULT_REFERENCE_CONTEXT_FRACTION),
+            ),
         };
         Config {
             max_references: self.max_references,
@@ -714,7 +726,8 @@ impl PrepareCase {
         match self.budget {
             BudgetChoice::Fixed(bytes) => bytes,
             BudgetChoice::Automatic(None, _) => DEFAULT_MAX_REFERENCE_BYTES,
-            BudgetChoice::Automatic(Some(route), fraction) => {
+            BudgetChoice::Automatic(Some(route), _) => {
+                let fraction = self.config().reference_context_fraction;
                 let (provider, model) = TinyModels::ROUTES[route];
                 match TinyModels::capacity_of(provider, model) {
                     Capacity::ContextWindow(tokens) => {

@@ -11,7 +11,6 @@
 //! says what else both declare (features of our own decisions, the
 //! capability `optional-seq`); requests stay inside it.
 
-use crate::config::DEFAULT_REFERENCE_CONTEXT_FRACTION;
 use crate::harness::checks::draw::{
     self, BudgetChoice, Draw, PrepareCase, SpillChoice, Stored, AGENT_ID,
 };
@@ -313,11 +312,8 @@ fn prepare_input(bytes: &[u8], scope: Scope, reach: Reach, pre_step: bool) -> Js
         BudgetChoice::Fixed(bytes) => {
             config.push((JsString::from("maxReferenceBytes"), number(bytes as f64)))
         }
-        // The default fraction is sent on half the cases and left out on the
-        // others, so that the default itself is compared too.
-        BudgetChoice::Automatic(_, fraction)
-            if fraction == DEFAULT_REFERENCE_CONTEXT_FRACTION && last % 2 == 0 => {}
-        BudgetChoice::Automatic(_, fraction) => {
+        BudgetChoice::Automatic(_, None) => {}
+        BudgetChoice::Automatic(_, Some(fraction)) => {
             config.push((JsString::from("referenceContextFraction"), number(fraction)))
         }
     }

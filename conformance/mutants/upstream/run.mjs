@@ -253,17 +253,20 @@ const done = new Map();
 // A survivor's differential does not depend on the suite: kept for a re-run.
 const witnessSearched = new Map();
 if (existsSync(outcomesFile) && !process.argv.includes("--no-resume")) {
+  // The latest outcome of each mutant decides: an earlier one, run before
+  // a fix to this script or on another suite, never stands in for it.
+  const latest = new Map();
   for (const line of readFileSync(outcomesFile, "utf8").split("\n").filter(Boolean)) {
     const outcome = JSON.parse(line);
     if (outcome.key !== key) continue;
-    // A start that failed on the 5 s timeout alone, before the 30 s retry
-    // existed, is not a kill: run again.
-    const slowStart = outcome.by === "the oracle cannot start" && /no answer within 5s/.test(outcome.detail);
+    latest.set(outcome.id, outcome);
+    if (outcome.differential !== undefined) witnessSearched.set(outcome.id, outcome.differential);
+  }
+  for (const outcome of latest.values()) {
     const stands = outcome.status === "killed"
-      ? !slowStart && (outcome.killers ?? []).every((id) => vectorIds.has(id))
+      ? (outcome.killers ?? []).every((id) => vectorIds.has(id))
       : outcome.suite === suite.hash;
     if (stands) done.set(outcome.id, outcome);
-    if (outcome.differential !== undefined) witnessSearched.set(outcome.id, outcome.differential);
   }
 }
 const faithfulCommand = command;

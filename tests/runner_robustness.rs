@@ -744,6 +744,21 @@ fn malformed_file_unknown_field() {
 }
 
 #[test]
+fn malformed_file_without_vectors() {
+    // runner.malformed-vectors: a file with an empty vector list (the
+    // schema's minItems 1); a suite of such files would pass anything
+    assert_malformed(
+        "no-vectors",
+        &[
+            ("a.json", &file_with(&[vector_json("ok-1")])),
+            ("b.json", br#"{"description":"x","vectors":[]}"#),
+        ],
+        "b.json",
+        &["\"vectors\" is empty"],
+    );
+}
+
+#[test]
 fn malformed_duplicate_id_across_files() {
     // runner.malformed-vectors: ids are unique across the suite; the second
     // file holding an id is named, with the entry

@@ -327,6 +327,11 @@ impl VectorFile {
             .get("vectors")
             .and_then(Json::as_array)
             .ok_or_else(|| error(None, "missing array \"vectors\"".to_owned()))?;
+        // As the schema says (minItems 1): a file without vectors is a
+        // mistake, and a suite of such files would pass any implementation.
+        if entries.is_empty() {
+            return Err(error(None, "\"vectors\" is empty".to_owned()));
+        }
         let vectors = entries
             .iter()
             .enumerate()

@@ -20,8 +20,11 @@
 //! upstream) found only by vectors: a byte count without its two-byte case,
 //! the longest text picked by UTF-16 units, unknown event types ignored, a
 //! fractional automatic budget rounded up, transcripts of ten or more
-//! messages, a spill named by its notice's position. Their reach rows show
-//! what the differential's generators reach since.
+//! messages, a spill named by its notice's position, and, in the files
+//! ranking, a subsequence search resumed at its match, a gap not held at
+//! 100, no directory bonus on a subsequence match, gaps counted in code
+//! points. Their reach rows show what the differential's generators reach
+//! since.
 //!
 //! The control tests run the same suite on the unmutated adapters and
 //! through the hooks with an identity patch: no failure, so a mutant's
@@ -515,6 +518,10 @@ mutants! {
     transcript_number_digit => "transcript-number-digit",
     transcript_bytes_two_byte => "transcript-bytes-two-byte",
     spill_name_by_notice => "spill-name-by-notice",
+    subsequence_resume_at_match => "subsequence-resume-at-match",
+    subsequence_gap_unbounded => "subsequence-gap-unbounded",
+    subsequence_no_directory_bonus => "subsequence-no-directory-bonus",
+    subsequence_gap_code_points => "subsequence-gap-code-points",
 }
 
 /// Cases `differential` may take to catch a mutant (issue #11).

@@ -709,10 +709,15 @@ fn files_list_input() -> BoxedStrategy<Json> {
         "\u{e9}t\u{e9}.txt",
         ".env",
         "READ ME",
+        // Gaps in UTF-16 units past an astral character, and gaps above
+        // 100 whose scores are all held at 300 (files.rank.subsequence).
+        "m\u{1F600}n.txt",
+        "mxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxn-a-longer-name.md",
+        "myyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyn.md",
     ]);
     let entry = (prop::option::of(directory), name, any::<bool>());
     let query = prop_oneof![
-        4 => prop::sample::select(vec!["", "main", "src/", "src/ma", "mn", "MAIN", "a", "./", "../", "/", "docs/x", ".g"])
+        4 => prop::sample::select(vec!["", "main", "src/", "src/ma", "mn", "MAIN", "a", "./", "../", "/", "docs/x", ".g", "mm"])
             .prop_map(units),
         1 => field(),
     ];

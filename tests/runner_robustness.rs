@@ -849,3 +849,32 @@ fn malformed_missing_directory() {
     let (_, stderr) = assert_exit(&output, 2);
     assert!(stderr.contains(&missing.display().to_string()), "{stderr}");
 }
+
+#[test]
+fn the_reference_adapter_exits_once_its_answers_go_unread() {
+    // An adapter stuck in a request would outlive a runner killed from
+    // outside (its own process group escapes the runner's signals). The
+    // reference adapter ends when the reader of its standard output is gone,
+    // even while its standard input stays open.
+    let mut adapter = Command::new(env!("CARGO_BIN_EXE_dsh-session-reference"))
+        .arg("adapter")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the reference adapter starts");
+    let stdin = adapter.stdin.take();
+    drop(adapter.stdout.take());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut status = None;
+    while status.is_none() && Instant::now() < deadline {
+        status = adapter.try_wait().expect("wait");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = adapter.kill();
+    let _ = adapter.wait();
+    drop(stdin);
+    assert!(
+        status.is_some(),
+        "the adapter ran on with no reader of its answers and its input open"
+    );
+}

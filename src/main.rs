@@ -677,6 +677,9 @@ fn conformance(run: ConformanceRun) -> ExitCode {
         if let Some(rules) = report::failing_rules_line(&report, FAILING_RULES_SHOWN) {
             say!("{rules}");
         }
+        if let Some(causes) = report::causes_block(&report) {
+            say!("{causes}");
+        }
         if let Some(compared) = &compared {
             say!(
                 "baseline: {} known failures, {} new",

@@ -4,6 +4,7 @@
 
 pub mod adapter;
 pub mod baseline;
+pub mod causes;
 pub mod compliance;
 pub mod diff;
 pub mod differential;
@@ -54,13 +55,14 @@ impl Status {
         }
     }
 
-    /// `actual` failing `expected`, before stderr or a profile is known.
-    fn failed(expected: &Expect, actual: Result<Outcome, String>) -> Status {
+    /// `actual` failing `vector`, before stderr or a profile is known.
+    fn failed(vector: &Vector, actual: Result<Outcome, String>) -> Status {
         Status::Failed(Box::new(FailureDetail {
-            expected: expected.clone(),
+            expected: vector.expect.clone(),
             actual,
             profile: None,
             stderr: String::new(),
+            input_bytes: json::stringify(&vector.input).len(),
         }))
     }
 }
@@ -77,9 +79,30 @@ pub struct FailureDetail {
     pub profile: Option<&'static str>,
     /// What the implementation wrote to stderr while answering, bounded.
     pub stderr: String,
+    /// The size of the vector's input as JSON text, to pick a cause's
+    /// smallest example (spec `runner.causes`).
+    pub input_bytes: usize,
 }
 
 impl FailureDetail {
+    /// The failure's cause for a vector of `op` (spec `runner.causes`).
+    pub fn cause(&self, op: &str) -> causes::Cause {
+        let expected = match &self.expected {
+            Expect::Output(output) => causes::Side::Output(output),
+            Expect::Error(code) => causes::Side::Error(code),
+        };
+        let actual = causes::Side::of(&self.actual, &self.stderr);
+        match causes::cause(op, expected, actual) {
+            Some((cause, _)) => cause,
+            // A failure always differs somehow; one that compares equal
+            // under the cause model (numbers spelled alike) is still one.
+            None => causes::Cause {
+                family: Some(causes::family(op)),
+                edit: "outcome differs".to_owned(),
+            },
+        }
+    }
+
     /// Where the outputs first differ, when both sides are outputs.
     pub fn difference(&self) -> Option<diff::Difference> {
         match (&self.expected, &self.actual) {
@@ -383,7 +406,7 @@ pub fn check(vector: &Vector, answer: Result<Outcome, String>) -> Status {
     if passed {
         Status::Passed
     } else {
-        Status::failed(&vector.expect, answer)
+        Status::failed(vector, answer)
     }
 }
 

@@ -110,12 +110,19 @@ pub fn skip_breakdown(report: &Report) -> Option<String> {
     Some(format!("skipped: {}", parts.join("; ")))
 }
 
-/// The rules cited by failed vectors, most failures first (ties by id), so
-/// that one pervasive bug shows as one cause.
+/// Whether a rule is about the specification of a port's behaviour, not
+/// about the suite itself (`conformance.*` rules say how deep the suite
+/// covers a rule; a failure says nothing about them).
+pub fn is_behaviour_rule(rule: &str) -> bool {
+    !rule.starts_with("conformance.")
+}
+
+/// The rules cited by failed vectors, most failures first (ties by id),
+/// without the suite's own `conformance.*` rules.
 pub fn failing_rules(report: &Report) -> Vec<RuleCount> {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for (result, _) in report.failures() {
-        for rule in &result.rules {
+        for rule in result.rules.iter().filter(|rule| is_behaviour_rule(rule)) {
             *counts.entry(rule).or_default() += 1;
         }
     }
@@ -154,6 +161,122 @@ pub fn failing_rules_line(report: &Report, shown: usize) -> Option<String> {
     ))
 }
 
+/// One cause of a run's failures (spec `runner.causes`): the failed
+/// vectors whose failures have the same [`Cause`](super::causes::Cause).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CauseCount {
+    /// The cause, on one line (`family: edit at locus`).
+    pub signature: String,
+    /// Failed vectors with this cause.
+    pub count: usize,
+    /// Their ops, most vectors first.
+    pub ops: Vec<String>,
+    /// The rules they cite (not `conformance.*`), most vectors first.
+    pub rules: Vec<String>,
+    /// Their ids, in suite order.
+    pub vectors: Vec<String>,
+    /// The one with the fewest input bytes (the first such, in suite
+    /// order).
+    pub example: String,
+}
+
+/// The causes of a run's failures, most vectors first (ties: found first).
+pub fn causes(report: &Report) -> Vec<CauseCount> {
+    struct Group<'a> {
+        signature: String,
+        ops: Vec<(&'a str, usize)>,
+        rules: Vec<(&'a str, usize)>,
+        vectors: Vec<&'a str>,
+        example: (usize, &'a str),
+    }
+    fn tally<'a>(counts: &mut Vec<(&'a str, usize)>, key: &'a str) {
+        match counts.iter_mut().find(|(known, _)| *known == key) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((key, 1)),
+        }
+    }
+    fn most_first(mut counts: Vec<(&str, usize)>) -> Vec<String> {
+        counts.sort_by(|a, b| b.1.cmp(&a.1));
+        counts.into_iter().map(|(key, _)| key.to_owned()).collect()
+    }
+    let mut groups: Vec<Group> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (result, detail) in report.failures() {
+        let signature = detail.cause(&result.op).to_string();
+        let at = *index.entry(signature.clone()).or_insert_with(|| {
+            groups.push(Group {
+                signature,
+                ops: Vec::new(),
+                rules: Vec::new(),
+                vectors: Vec::new(),
+                example: (detail.input_bytes, &result.id),
+            });
+            groups.len() - 1
+        });
+        let group = &mut groups[at];
+        tally(&mut group.ops, &result.op);
+        for rule in result.rules.iter().filter(|rule| is_behaviour_rule(rule)) {
+            tally(&mut group.rules, rule);
+        }
+        group.vectors.push(&result.id);
+        if detail.input_bytes < group.example.0 {
+            group.example = (detail.input_bytes, &result.id);
+        }
+    }
+    let mut causes: Vec<CauseCount> = groups
+        .into_iter()
+        .map(|group| CauseCount {
+            signature: group.signature,
+            count: group.vectors.len(),
+            ops: most_first(group.ops),
+            rules: most_first(group.rules),
+            vectors: group.vectors.iter().map(|id| (*id).to_owned()).collect(),
+            example: group.example.1.to_owned(),
+        })
+        .collect();
+    causes.sort_by(|a, b| b.count.cmp(&a.count));
+    causes
+}
+
+/// How many rules a cause lists in the human report.
+const CAUSE_RULES_SHOWN: usize = 4;
+
+/// The human report's closing block on causes: `causes (most vectors
+/// first): N`, then one entry per cause with its count, ops, rules and
+/// smallest vector, and the command that shows it.
+pub fn causes_block(report: &Report) -> Option<String> {
+    let causes = causes(report);
+    if causes.is_empty() {
+        return None;
+    }
+    let mut block = format!("causes (most vectors first): {}", causes.len());
+    for (number, cause) in causes.iter().enumerate() {
+        let mut rules: Vec<&str> = cause
+            .rules
+            .iter()
+            .take(CAUSE_RULES_SHOWN)
+            .map(String::as_str)
+            .collect();
+        let more = cause.rules.len().saturating_sub(CAUSE_RULES_SHOWN);
+        let more = format!("and {more} more");
+        if cause.rules.len() > CAUSE_RULES_SHOWN {
+            rules.push(&more);
+        }
+        block.push_str(&format!(
+            "\n  {}. {} ({} {})\n     ops: {}; rules: {}\n     smallest: {} (dsh-session-reference show {})",
+            number + 1,
+            cause.signature,
+            cause.count,
+            if cause.count == 1 { "vector" } else { "vectors" },
+            cause.ops.join(", "),
+            rules.join(", "),
+            cause.example,
+            cause.example
+        ));
+    }
+    Some(block)
+}
+
 /// A rule and how many failed vectors cite it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RuleCount {
@@ -190,6 +313,8 @@ pub struct JsonReport {
     /// Rules cited by failures, most failures first.
     #[serde(rename = "failingRules")]
     pub failing_rules: Vec<RuleCount>,
+    /// The failures' causes, most vectors first (spec `runner.causes`).
+    pub causes: Vec<CauseCount>,
     /// The baseline comparison, when a baseline was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineSummary>,
@@ -411,6 +536,7 @@ pub fn to_json(
             filter: report.count_of(&Status::SkippedFilter),
         },
         failing_rules: failing_rules(report),
+        causes: causes(report),
         baseline,
         results,
     }
@@ -524,6 +650,7 @@ mod tests {
             ])))),
             profile: None,
             stderr: "thread panicked at src/lib.rs\n".to_owned(),
+            input_bytes: 10,
         }))
     }
 

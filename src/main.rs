@@ -850,12 +850,14 @@ fn differential(run: DifferentialRun) -> ExitCode {
                 ""
             };
             say!(
-                "CLASS {} of {}: {} cases (first: {}{more})\n  {}\n  example, shrunk in {} steps: {}\n  {}",
+                "CLASS {} of {}: {} cases (first: {}{more})\n  {}\n  ops: {}; first difference of the example at {}\n  example, shrunk in {} steps: {}\n  {}",
                 number + 1,
                 classes.len(),
                 class.count,
                 cases.join(", "),
                 class.signature,
+                class.ops.join(", "),
+                class.signature.path,
                 class.shrink_steps,
                 json::to_ascii(&Json::object([
                     ("op", Json::str(&class.signature.op)),

@@ -1,21 +1,26 @@
 //! The compliance page: several JSON reports of `conformance --format json`
-//! (one per implementation) side by side, as a per-rule matrix (spec
-//! `runner.compliance-page`).
+//! (one per implementation) side by side: each implementation's causes of
+//! failure, then spec areas, then rules (spec `runner.compliance-page`).
 //!
 //! A run's own report says how one implementation fared, vector by vector.
 //! A porting team wants to show where its port stands against upstream
-//! rc.8, the newest generation and the reference at a glance, rule by rule;
-//! a CI job wants the same as a short Markdown summary. This module reads
-//! the reports with the exact JSON layer (their values may hold lone
-//! surrogates, which serde_json refuses), builds a [`Matrix`] (spec areas,
-//! then rules, as rows; implementations as columns; pass/fail/skip counts
-//! of the vectors citing each rule in each cell) and writes it as one
-//! self-contained HTML page ([`Matrix::to_html`]: inline CSS, no script,
-//! nothing fetched) and as Markdown ([`Matrix::to_markdown`]).
+//! rc.8, the newest generation and the reference at a glance; a CI job
+//! wants the same as a short Markdown summary. A port's failures mostly
+//! come from a few causes (one renamed member fails hundreds of vectors),
+//! so the page opens with them: per implementation, each cause with its
+//! count, its rules and its smallest vector. This module reads the reports
+//! with the exact JSON layer (their values may hold lone surrogates, which
+//! serde_json refuses), builds a [`Matrix`] (spec areas, then rules, as
+//! rows; implementations as columns; pass/fail/skip counts in each cell)
+//! and writes it as one self-contained HTML page ([`Matrix::to_html`]:
+//! inline CSS, no script, nothing fetched) and as Markdown
+//! ([`Matrix::to_markdown`]).
 //!
-//! A vector citing several rules counts in each of them; in an area's row
-//! it counts once.
+//! A vector citing several rules counts in each rule's row; in the areas'
+//! rows it counts once, in the area of its first behaviour rule (see
+//! [`first_area`]), so that an implementation's areas add up to its totals.
 
+use crate::harness::runner::report::{is_behaviour_rule, CauseCount};
 use crate::harness::spec;
 use crate::js::json::{self, Json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -30,6 +35,10 @@ const EXCERPT_CHARS: usize = 300;
 
 /// How many characters of a rule's text its row shows.
 const RULE_TEXT_CHARS: usize = 90;
+
+/// How many of a cause's rules are named; the rest are counted (`and 3
+/// more`), as in the human report.
+const CAUSE_RULES_SHOWN: usize = 4;
 
 /// A report that could not be used, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,6 +122,9 @@ pub struct Implementation {
     pub skipped: usize,
     /// Every vector of the run, in suite order.
     pub vectors: Vec<VectorEntry>,
+    /// The causes of its failures, most vectors first (the report's
+    /// `causes`).
+    pub causes: Vec<CauseCount>,
 }
 
 impl Implementation {
@@ -216,8 +228,9 @@ pub struct RuleRow {
 pub struct Area {
     /// The area's name: the spec file's stem, or [`OTHER_AREA`].
     pub name: String,
-    /// Per implementation, the vectors citing any of the area's rules, each
-    /// counted once.
+    /// Per implementation, the vectors whose [`first_area`] this is: each
+    /// vector counts in one area, so an implementation's areas add up to
+    /// all its vectors.
     pub cells: Vec<Cell>,
     /// The rules cited by the reports' vectors, by id.
     pub rules: Vec<RuleRow>,
@@ -236,6 +249,19 @@ pub struct Matrix {
 pub fn area_of(rule: &str) -> String {
     spec::rule(rule)
         .map(|found| found.file.trim_end_matches(".md").to_owned())
+        .unwrap_or_else(|| OTHER_AREA.to_owned())
+}
+
+/// The area a vector counts in among the areas: that of the first rule it
+/// cites that is not a `conformance.*` rule (those say how deep the suite
+/// covers a rule, not what a port does), else that of its first rule, else
+/// [`OTHER_AREA`].
+pub fn first_area(rules: &[String]) -> String {
+    rules
+        .iter()
+        .find(|rule| is_behaviour_rule(rule))
+        .or(rules.first())
+        .map(|rule| area_of(rule))
         .unwrap_or_else(|| OTHER_AREA.to_owned())
 }
 
@@ -297,6 +323,15 @@ pub fn parse_report(report: &Json, file: &str) -> Result<Implementation, String>
             vector_entry(result).map_err(|problem| format!("results[{index}]: {problem}"))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let causes = member(report, "causes")?
+        .as_array()
+        .ok_or("causes is not an array")?
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| {
+            cause_entry(entry).map_err(|problem| format!("causes[{index}]: {problem}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Implementation {
         name: names.join(" + "),
         file: file.to_owned(),
@@ -307,6 +342,18 @@ pub fn parse_report(report: &Json, file: &str) -> Result<Implementation, String>
         failed: count(member(summary, "failed")?, "summary.failed")?,
         skipped: count(member(summary, "skipped")?, "summary.skipped")?,
         vectors,
+        causes,
+    })
+}
+
+fn cause_entry(entry: &Json) -> Result<CauseCount, String> {
+    Ok(CauseCount {
+        signature: string(member(entry, "signature")?, "signature")?,
+        count: count(member(entry, "count")?, "count")?,
+        ops: strings(member(entry, "ops")?, "ops")?,
+        rules: strings(member(entry, "rules")?, "rules")?,
+        vectors: strings(member(entry, "vectors")?, "vectors")?,
+        example: string(member(entry, "example")?, "example")?,
     })
 }
 
@@ -420,20 +467,24 @@ impl Matrix {
         for (column, implementation) in implementations.iter().enumerate() {
             for (index, vector) in implementation.vectors.iter().enumerate() {
                 let rules: BTreeSet<&String> = vector.rules.iter().collect();
-                let areas: BTreeSet<String> = rules.iter().map(|rule| area_of(rule)).collect();
                 for rule in rules {
                     rule_cells
                         .entry(rule.clone())
                         .or_insert_with(|| vec![Cell::default(); columns])[column]
                         .add(index, vector);
                 }
-                for area in areas {
-                    area_cells
-                        .entry(area)
-                        .or_insert_with(|| vec![Cell::default(); columns])[column]
-                        .add(index, vector);
-                }
+                area_cells
+                    .entry(first_area(&vector.rules))
+                    .or_insert_with(|| vec![Cell::default(); columns])[column]
+                    .add(index, vector);
             }
+        }
+        // An area whose rules are cited only by vectors counted elsewhere
+        // still lists its rules, with no vectors of its own.
+        for rule in rule_cells.keys() {
+            area_cells
+                .entry(area_of(rule))
+                .or_insert_with(|| vec![Cell::default(); columns]);
         }
         let mut areas: Vec<Area> = area_cells
             .into_iter()
@@ -459,12 +510,14 @@ impl Matrix {
     }
 
     /// The rules that failed for `implementation` (a column index), most
-    /// failures first (ties by id), with their counts.
+    /// failures first (ties by id), with their counts; like the report's
+    /// `failingRules`, without the suite's own `conformance.*` rules.
     pub fn failing_rules(&self, implementation: usize) -> Vec<(&str, usize)> {
         let mut rules: Vec<(&str, usize)> = self
             .areas
             .iter()
             .flat_map(|area| &area.rules)
+            .filter(|rule| is_behaviour_rule(&rule.id))
             .map(|rule| (rule.id.as_str(), rule.cells[implementation].counts.failed))
             .filter(|(_, failed)| *failed > 0)
             .collect();
@@ -472,12 +525,67 @@ impl Matrix {
         rules
     }
 
-    /// The condensed matrix in Markdown, for a CI job summary: areas ×
-    /// implementations, then each implementation's failing rules.
+    /// The condensed page in Markdown, for a CI job summary: each
+    /// implementation's causes, then areas × implementations (each vector
+    /// once), then each implementation's failing rules.
     pub fn to_markdown(&self) -> String {
-        let mut out = String::from("## Compliance with the session-reference specification\n\n");
+        let mut out = String::from(
+            "## Compliance with the session-reference specification
+
+",
+        );
+        out.push_str(
+            "### Causes
+
+",
+        );
+        out.push_str(
+            "Each implementation's failed vectors grouped by cause, most vectors first; \
+             the example is the cause's vector with the fewest input bytes.\n",
+        );
+        for implementation in &self.implementations {
+            let name = markdown_text(&implementation.name);
+            if implementation.causes.is_empty() {
+                let _ = writeln!(out, "\n**{name}**: {}.", no_causes(implementation));
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "\n**{name}**: {} in {}:\n",
+                vectors_count(implementation.failed, "failed vector"),
+                vectors_count(implementation.causes.len(), "cause"),
+            );
+            for (number, cause) in implementation.causes.iter().enumerate() {
+                let rules = shown_rules(&cause.rules);
+                let rules = if rules.is_empty() {
+                    "none".to_owned()
+                } else {
+                    rules
+                        .iter()
+                        .map(|rule| match rule {
+                            Shown::Rule(rule) => markdown_code(rule),
+                            Shown::More(more) => format!("and {more} more"),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let _ = writeln!(
+                    out,
+                    "{}. {} ({}); rules: {rules}; example: {} ({})",
+                    number + 1,
+                    markdown_code(&cause.signature),
+                    vectors_count(cause.count, "vector"),
+                    markdown_code(&cause.example),
+                    markdown_code(&show_command(&cause.example)),
+                );
+            }
+        }
+        out.push_str("\n### Areas\n\n");
         out.push_str("✓ every vector passed, ✗ some failed, – all skipped, · no vectors. ");
-        out.push_str("Counts are vectors citing a rule of the area.\n\n| area |");
+        out.push_str(
+            "Each vector counts once, in the area of its first rule that is not `conformance.*`, \
+             so each column's areas add up to its **all vectors**.\n\n| area |",
+        );
         for implementation in &self.implementations {
             let _ = write!(out, " {} |", markdown_text(&implementation.name));
         }
@@ -500,6 +608,10 @@ impl Matrix {
             }
         }
         out.push_str("\n\n### Failing rules\n\n");
+        out.push_str(
+            "The rules cited by failed vectors, most failures first \
+             (a vector citing several rules counts in each).\n\n",
+        );
         for (column, implementation) in self.implementations.iter().enumerate() {
             let rules = self.failing_rules(column);
             let listed = if rules.is_empty() {
@@ -507,7 +619,7 @@ impl Matrix {
             } else {
                 rules
                     .iter()
-                    .map(|(rule, failed)| format!("`{}` ({failed})", markdown_code(rule)))
+                    .map(|(rule, failed)| format!("{} ({failed})", markdown_code(rule)))
                     .collect::<Vec<_>>()
                     .join(", ")
             };
@@ -520,11 +632,15 @@ impl Matrix {
         out
     }
 
-    /// The matrix as one self-contained HTML page: inline CSS, no script,
-    /// nothing fetched; symbols and words as well as colours; failing cells
-    /// expand (`<details>`) to their vectors. Every cell carries its counts
-    /// as `data-passed`, `data-failed` and `data-skipped`, every row its
-    /// `data-rule` or `data-area`, every column's cells `data-implementation`.
+    /// The page as one self-contained HTML document: inline CSS, no script,
+    /// nothing fetched. It opens with each implementation's causes
+    /// (`section#causes`), then the areas table (`section#areas`, each
+    /// vector once), then the rules (`section#rules`, areas and their
+    /// rules), then the implementations' cards. Symbols and words as well
+    /// as colours; failing cells expand (`<details>`) to their vectors.
+    /// Every cell carries its counts as `data-passed`, `data-failed` and
+    /// `data-skipped`, every row its `data-rule` or `data-area`, every
+    /// column's cells and every cause block `data-implementation`.
     pub fn to_html(&self) -> String {
         let mut out = String::new();
         out.push_str(concat!(
@@ -538,8 +654,9 @@ impl Matrix {
         let rules: usize = self.areas.iter().map(|area| area.rules.len()).sum();
         let _ = writeln!(
             out,
-            "<p>{} implementations, {rules} rules in {} areas. Each cell counts the vectors citing the rule \
-             (a vector citing several rules counts in each; in an area's row, once).</p>",
+            "<p>{} implementations, {rules} rules in {} areas: first each implementation's causes of failure, \
+             then the areas, in which each vector counts once, then the rules, in which a vector counts \
+             under every rule it cites.</p>",
             self.implementations.len(),
             self.areas.len()
         );
@@ -549,6 +666,8 @@ impl Matrix {
             "<span class=\"skip\">– skip</span> all skipped · ",
             "<span class=\"none\">· none</span> no vectors</p>\n</header>\n<main>\n",
         ));
+        self.html_causes(&mut out);
+        self.html_areas(&mut out);
         self.html_matrix(&mut out);
         self.html_implementations(&mut out);
         out.push_str("</main>\n<footer><p>Made by dsh-session-reference ");
@@ -562,6 +681,112 @@ impl Matrix {
         out.push_str(&files.join(", "));
         out.push_str(".</p></footer>\n</body>\n</html>\n");
         out
+    }
+
+    fn html_causes(&self, out: &mut String) {
+        out.push_str("<section aria-labelledby=\"causes\">\n<h2 id=\"causes\">Causes</h2>\n");
+        out.push_str(
+            "<p>Each implementation's failed vectors grouped by cause, most vectors first; \
+             the example is the cause's vector with the fewest input bytes.</p>\n<div class=\"causes\">\n",
+        );
+        for implementation in &self.implementations {
+            let totals = implementation.totals();
+            let (_, word) = totals.symbol();
+            let _ = write!(
+                out,
+                "<article class=\"causes-of state-{word}\" data-implementation=\"{name}\">\n<h3>{name}</h3>\n",
+                name = escape(&implementation.name),
+            );
+            if implementation.causes.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "<p class=\"no-causes\">{}</p>\n</article>",
+                    escape(&no_causes(implementation))
+                );
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "<p class=\"total\">{} in {}</p>\n<ol class=\"cause-list\">",
+                vectors_count(implementation.failed, "failed vector"),
+                vectors_count(implementation.causes.len(), "cause"),
+            );
+            for cause in &implementation.causes {
+                let rules = shown_rules(&cause.rules);
+                let rules = if rules.is_empty() {
+                    "none".to_owned()
+                } else {
+                    rules
+                        .iter()
+                        .map(|rule| match rule {
+                            Shown::Rule(rule) => {
+                                format!("<a href=\"#rule-{0}\"><code>{0}</code></a>", escape(rule))
+                            }
+                            Shown::More(more) => format!("and {more} more"),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let _ = writeln!(
+                    out,
+                    "<li class=\"cause\" data-vectors=\"{count}\"><p class=\"cause-head\"><code class=\"signature\">{signature}</code> \
+                     <span class=\"cause-count\">{vectors}</span></p>\n<dl>\n\
+                     <dt>rules</dt><dd class=\"cause-rules\">{rules}</dd>\n\
+                     <dt>example</dt><dd class=\"cause-example\" data-vector=\"{example}\"><code>{example}</code> \
+                     <span class=\"show\">· <code>{command}</code></span></dd>\n</dl></li>",
+                    count = cause.count,
+                    signature = escape(&cause.signature),
+                    vectors = vectors_count(cause.count, "vector"),
+                    example = escape(&cause.example),
+                    command = escape(&show_command(&cause.example)),
+                );
+            }
+            out.push_str("</ol>\n</article>\n");
+        }
+        out.push_str("</div>\n</section>\n");
+    }
+
+    fn html_areas(&self, out: &mut String) {
+        out.push_str("<section aria-labelledby=\"areas\">\n<h2 id=\"areas\">Areas</h2>\n");
+        out.push_str(
+            "<p>Each vector counts once, in the area of its first rule that is not <code>conformance.*</code>, \
+             so each column's areas add up to its <em>all vectors</em>.</p>\n",
+        );
+        out.push_str(
+            "<div class=\"scroll\" role=\"region\" aria-label=\"Areas by implementation\" tabindex=\"0\">\n\
+             <table class=\"areas\">\n<thead>\n<tr><th scope=\"col\">area</th>",
+        );
+        for implementation in &self.implementations {
+            let _ = write!(
+                out,
+                "<th scope=\"col\" data-implementation=\"{0}\">{0}</th>",
+                escape(&implementation.name)
+            );
+        }
+        out.push_str("</tr>\n</thead>\n<tbody>\n");
+        for area in &self.areas {
+            let _ = write!(
+                out,
+                "<tr class=\"area-total\" data-area=\"{0}\"><th scope=\"row\"><a href=\"#area-{0}\">{0}</a> \
+                 <span class=\"rules-count\">({1})</span></th>",
+                escape(&area.name),
+                rules_count(area.rules.len())
+            );
+            for (implementation, cell) in self.implementations.iter().zip(&area.cells) {
+                cell_open(out, &implementation.name, &cell.counts);
+                out.push_str(&cell_label(&cell.counts));
+                out.push_str("</td>");
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody>\n<tfoot>\n<tr class=\"totals\"><th scope=\"row\">all vectors</th>");
+        for implementation in &self.implementations {
+            let totals = implementation.totals();
+            cell_open(out, &implementation.name, &totals);
+            out.push_str(&cell_label(&totals));
+            out.push_str("</td>");
+        }
+        out.push_str("</tr>\n</tfoot>\n</table>\n</div>\n</section>\n");
     }
 
     fn html_implementations(&self, out: &mut String) {
@@ -605,7 +830,11 @@ impl Matrix {
     fn html_matrix(&self, out: &mut String) {
         out.push_str("<section aria-labelledby=\"rules\">\n<h2 id=\"rules\">Rules</h2>\n");
         out.push_str(
-            "<div class=\"scroll\" role=\"region\" aria-label=\"Rules by implementation\" tabindex=\"0\">\n<table>\n<thead>\n<tr><th scope=\"col\">rule</th>",
+            "<p>Each cell counts the vectors citing the rule (a vector citing several rules counts in each); \
+             an area's row counts each vector once, as in the areas table.</p>\n",
+        );
+        out.push_str(
+            "<div class=\"scroll\" role=\"region\" aria-label=\"Rules by implementation\" tabindex=\"0\">\n<table class=\"matrix\">\n<thead>\n<tr><th scope=\"col\">rule</th>",
         );
         for implementation in &self.implementations {
             let _ = write!(
@@ -638,7 +867,7 @@ impl Matrix {
             for rule in &area.rules {
                 let _ = write!(
                     out,
-                    "<tr class=\"rule\" data-rule=\"{}\"><th scope=\"row\"><code>{}</code>",
+                    "<tr class=\"rule\" data-rule=\"{0}\" id=\"rule-{0}\"><th scope=\"row\"><code>{1}</code>",
                     escape(&rule.id),
                     escape(&rule.id).replace('.', ".<wbr>")
                 );
@@ -803,14 +1032,77 @@ fn markdown_text(text: &str) -> String {
     out
 }
 
-/// `text` inside a Markdown code span in a list item.
+/// `text` as a Markdown code span, backticks and all: the fence is one
+/// backtick longer than the longest run of backticks in `text`, padded with
+/// a space where `text` starts or ends with one (or with a space); line
+/// breaks become spaces.
 fn markdown_code(text: &str) -> String {
-    text.replace('`', "'").replace(['\n', '\r'], " ")
+    let text = text.replace(['\n', '\r'], " ");
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if longest > 0 && (text.starts_with('`') || text.ends_with('`')) {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
 }
 
-/// The page's style: a scrollable table with a sticky first column, cards
-/// for the implementations, and on narrow screens the cells' words hidden
-/// (the symbols and counts stay).
+/// `1 vector`, `5 vectors` (`what` is the singular).
+fn vectors_count(count: usize, what: &str) -> String {
+    if count == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{count} {what}s")
+    }
+}
+
+/// The command that shows a vector.
+fn show_command(id: &str) -> String {
+    format!("dsh-session-reference show {id}")
+}
+
+/// What an implementation without causes shows instead of their list:
+/// `no failures`, or, for a report that lists failures but no causes,
+/// how many.
+fn no_causes(implementation: &Implementation) -> String {
+    if implementation.failed == 0 {
+        "no failures".to_owned()
+    } else {
+        format!(
+            "{}, no causes in the report",
+            vectors_count(implementation.failed, "failed vector")
+        )
+    }
+}
+
+/// A cause's rule as listed: named, or the count of the rest.
+enum Shown<'a> {
+    Rule(&'a str),
+    More(usize),
+}
+
+/// A cause's first [`CAUSE_RULES_SHOWN`] rules, then how many more.
+fn shown_rules(rules: &[String]) -> Vec<Shown<'_>> {
+    let mut shown: Vec<Shown> = rules
+        .iter()
+        .take(CAUSE_RULES_SHOWN)
+        .map(|rule| Shown::Rule(rule))
+        .collect();
+    if rules.len() > CAUSE_RULES_SHOWN {
+        shown.push(Shown::More(rules.len() - CAUSE_RULES_SHOWN));
+    }
+    shown
+}
+
+/// The page's style: a block per implementation for its causes, scrollable
+/// tables with a sticky first column, cards for the implementations, and on
+/// narrow screens the cells' words hidden (the symbols and counts stay).
 const STYLE: &str = r#":root { color-scheme: light; --pass: #1a7f37; --pass-bg: #dafbe1; --fail: #b3261e; --fail-bg: #ffebe9; --skip: #57606a; --skip-bg: #f2f4f6; --line: #d0d7de; }
 * { box-sizing: border-box; }
 body { margin: 0; padding: 1rem; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; background: #fff; }
@@ -828,6 +1120,22 @@ td.pass { background: var(--pass-bg); } td.fail { background: var(--fail-bg); } 
 .implementation .total { margin: 0 0 .5rem; font-weight: 600; }
 .implementation dl { display: grid; grid-template-columns: auto 1fr; gap: .1rem .75rem; margin: 0; font-size: .9em; }
 .implementation dt { color: #57606a; } .implementation dd { margin: 0; overflow-wrap: anywhere; }
+a { color: #0969da; }
+.causes { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(24rem, 100%), 1fr)); gap: .75rem; }
+.causes-of { border: 1px solid var(--line); border-left: 6px solid var(--skip); border-radius: 6px; padding: .75rem; min-width: 0; }
+.causes-of.state-pass { border-left-color: var(--pass); } .causes-of.state-fail { border-left-color: var(--fail); }
+.causes-of .total, .no-causes { margin: 0 0 .5rem; font-weight: 600; }
+.state-pass .no-causes { color: var(--pass); }
+.cause-list { margin: 0; padding-left: 1.5rem; }
+.cause { margin-bottom: .6rem; }
+.cause::marker { font-weight: 600; }
+.cause-head { margin: 0; }
+.signature { font-weight: 600; overflow-wrap: anywhere; }
+.cause-count { color: var(--fail); font-weight: 600; white-space: nowrap; }
+.cause dl { display: grid; grid-template-columns: auto 1fr; gap: .1rem .6rem; margin: .2rem 0 0; font-size: .9em; }
+.cause dt { color: #57606a; } .cause dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
+.show { color: #57606a; }
+table.areas { width: auto; min-width: 50%; }
 .scroll { overflow: auto; max-height: 85vh; border: 1px solid var(--line); border-radius: 6px; }
 .scroll:focus { outline: 3px solid #0969da; outline-offset: 2px; }
 table { border-collapse: separate; border-spacing: 0; width: 100%; }

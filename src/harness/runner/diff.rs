@@ -69,35 +69,55 @@ pub enum DifferenceKind {
 
 impl fmt::Display for Difference {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe(["expected", "actual"]))
+    }
+}
+
+impl Difference {
+    /// The difference in words, the two sides named `names` (`expected`
+    /// and `actual` for a vector; `A` and `B` when two implementations are
+    /// compared and neither is expected).
+    pub fn describe(&self, names: [&str; 2]) -> String {
         let path = &self.path;
+        let [first, second] = names;
+        let expected_side = names == ["expected", "actual"];
         match &self.kind {
             DifferenceKind::String {
                 index,
                 expected,
                 actual,
-            } => write!(
-                f,
-                "first difference at {path}, code unit {index} (expected length {}, actual length {})",
+            } => format!(
+                "first difference at {path}, code unit {index} ({first} length {}, {second} length {})",
                 expected.len(),
                 actual.len()
             ),
-            DifferenceKind::Length { expected, actual } => write!(
-                f,
-                "first difference at {path}: {expected} items expected, {actual} found"
+            DifferenceKind::Length { expected, actual } if expected_side => {
+                format!("first difference at {path}: {expected} items expected, {actual} found")
+            }
+            DifferenceKind::Length { expected, actual } => format!(
+                "first difference at {path}: {first} has {expected} items, {second} has {actual}"
             ),
             DifferenceKind::MemberKey {
                 index,
                 expected,
                 actual,
-            } => write!(
-                f,
+            } if expected_side => format!(
                 "first difference at {path}: member {index} is {expected} expected, {actual} found"
             ),
-            DifferenceKind::MemberCount { expected, actual } => write!(
-                f,
+            DifferenceKind::MemberKey {
+                index,
+                expected,
+                actual,
+            } => format!(
+                "first difference at {path}: member {index} is {expected} in {first}, {actual} in {second}"
+            ),
+            DifferenceKind::MemberCount { expected, actual } if expected_side => format!(
                 "first difference at {path}: {expected} members expected, {actual} found"
             ),
-            DifferenceKind::Value { .. } => write!(f, "first difference at {path}"),
+            DifferenceKind::MemberCount { expected, actual } => format!(
+                "first difference at {path}: {first} has {expected} members, {second} has {actual}"
+            ),
+            DifferenceKind::Value { .. } => format!("first difference at {path}"),
         }
     }
 }
@@ -197,11 +217,13 @@ pub fn explain_as(expected: &Json, actual: &Json, names: [&str; 2]) -> String {
     let Some(difference) = first_difference(expected, actual) else {
         return "equal".to_owned();
     };
+    let found = difference;
+    let difference = found.describe(names);
     let (full_expected, full_actual) = (show(expected), show(actual));
     if full_expected.len() + full_actual.len() <= 2 * FULL_LIMIT {
         return format!("{first} {full_expected}\n  {second} {full_actual}\n  {difference}");
     }
-    let (near_expected, near_actual) = match &difference.kind {
+    let (near_expected, near_actual) = match &found.kind {
         DifferenceKind::String {
             index,
             expected,

@@ -3,9 +3,11 @@
 //! reported with the smallest request found that still disagrees.
 
 pub mod classes;
+pub mod minimize;
 pub mod requests;
 
 use super::adapter::{Description, Implementation};
+use super::causes::Cause;
 use super::diff;
 use super::report::{actual_json, raw};
 use super::vectors::{LONE_SURROGATES, OPTIONAL_SEQ};
@@ -296,6 +298,7 @@ pub fn compare(
     scope: Scope,
     a: Result<Outcome, String>,
     b: Result<Outcome, String>,
+    stderr: [&str; 2],
 ) -> Option<Mismatch> {
     let prepare = |outcome: Result<Outcome, String>| {
         outcome.map(|outcome| {
@@ -307,7 +310,7 @@ pub fn compare(
         })
     };
     let (a, b) = (prepare(a), prepare(b));
-    let signature = classes::signature(op, &a, &b)?;
+    let signature = classes::signature(op, &a, &b, stderr)?;
     let explanation = match (&a, &b) {
         (Ok(Outcome::Output(x)), Ok(Outcome::Output(y))) => diff::explain_as(x, y, ["A", "B"]),
         _ => format!("A: {}\n  B: {}", show(&a), show(&b)),
@@ -344,8 +347,10 @@ fn show(answer: &Result<Outcome, String>) -> String {
 /// One class of disagreements, with its shrunk example.
 #[derive(Clone, Debug)]
 pub struct Class {
-    /// What identifies it.
+    /// What identifies it (its cause), and where its first case showed.
     pub signature: Signature,
+    /// The ops its cases came from, in the order first seen.
+    pub ops: Vec<&'static str>,
     /// Cases that fell in it.
     pub count: u64,
     /// The first case numbers (at most [`CASES_KEPT`]).
@@ -562,16 +567,18 @@ pub struct OpReason {
 /// One class in the JSON report.
 #[derive(Debug, Serialize)]
 pub struct JsonClass {
-    /// The op.
+    /// The op of its shrunk example.
     pub op: String,
-    /// The signature, as one line (`op kind at path: detail`).
+    /// The ops its cases came from.
+    pub ops: Vec<&'static str>,
+    /// The cause, as one line (spec `runner.causes`).
     pub signature: String,
     /// `output/output`, `error/output`, `output/error`, `error/error`,
     /// `protocol`.
     pub kind: &'static str,
-    /// The folded path of the first difference.
+    /// The folded path of the example's first difference.
     pub path: String,
-    /// What differs there.
+    /// The cause's edit (the signature without its op family).
     pub detail: String,
     /// Cases in the class.
     pub count: u64,
@@ -616,10 +623,11 @@ impl Summary {
                 .into_iter()
                 .map(|class| JsonClass {
                     op: class.signature.op.clone(),
+                    ops: class.ops.clone(),
                     signature: class.signature.to_string(),
                     kind: class.signature.kind,
                     path: class.signature.path.clone(),
-                    detail: class.signature.detail.clone(),
+                    detail: class.signature.cause.edit.clone(),
                     count: class.count,
                     cases: class.cases.clone(),
                     example: JsonExample {
@@ -650,9 +658,13 @@ impl Summary {
     }
 }
 
-/// At most this many shrinking probes per new class (each probe asks both
-/// implementations once).
+/// At most this many shrinking probes per new class through the
+/// generator's own shrinking (each probe asks both implementations once).
 const SHRINK_PROBES: usize = 400;
+
+/// At most this many probes per new class removing parts of the request
+/// ([`minimize`](minimize::minimize)).
+const REMOVAL_PROBES: usize = 1_500;
 
 /// How one case came out.
 enum Verdict {
@@ -707,7 +719,7 @@ pub fn run(
             .interrupted
             .is_some_and(|flag| flag.load(Ordering::Relaxed))
     };
-    let mut index: HashMap<Signature, usize> = HashMap::new();
+    let mut index: HashMap<Cause, usize> = HashMap::new();
     for case in 0..options.cases {
         if interrupted() {
             summary.stopped = Some(Stopped::Interrupted);
@@ -733,7 +745,9 @@ pub fn run(
         // the domain both implement.
         let mut ask = |input: &Json| -> Verdict {
             let answer_a = a.call(planned.op, input);
+            let stderr_a = a.take_stderr();
             let answer_b = b.call(planned.op, input);
+            let stderr_b = b.take_stderr();
             if let Some(problem) = dead(&answer_a).or(dead(&answer_b)) {
                 *dead_side.borrow_mut() = Some(problem.to_owned());
             }
@@ -742,7 +756,13 @@ pub fn run(
             {
                 return Verdict::Beyond;
             }
-            match compare(planned.op, planned.scope, answer_a, answer_b) {
+            match compare(
+                planned.op,
+                planned.scope,
+                answer_a,
+                answer_b,
+                [&stderr_a, &stderr_b],
+            ) {
                 Some(mismatch) => Verdict::Disagree(Box::new(mismatch)),
                 None => Verdict::Agree,
             }
@@ -775,17 +795,20 @@ pub fn run(
             }
         };
         if let Some(mismatch) = mismatch {
-            match index.get(&mismatch.signature) {
+            match index.get(&mismatch.signature.cause) {
                 Some(&known) => {
                     let class = &mut summary.classes[known];
                     class.count += 1;
+                    if !class.ops.contains(&planned.op) {
+                        class.ops.push(planned.op);
+                    }
                     if class.cases.len() < CASES_KEPT {
                         class.cases.push(case);
                     }
                 }
                 None if dead_side.borrow().is_some() => {}
                 None => {
-                    let target = mismatch.signature.clone();
+                    let target = mismatch.signature.cause.clone();
                     let mut smallest = (input, mismatch);
                     let mut steps = 0;
                     let mut probes = 0;
@@ -794,7 +817,7 @@ pub fn run(
                             probes += 1;
                             let candidate = current(&*tree);
                             let moved = match ask(&candidate) {
-                                Verdict::Disagree(found) if found.signature == target => {
+                                Verdict::Disagree(found) if found.signature.cause == target => {
                                     smallest = (candidate, *found);
                                     steps += 1;
                                     tree.simplify()
@@ -806,9 +829,30 @@ pub fn run(
                             }
                         }
                     }
-                    index.insert(target.clone(), summary.classes.len());
+                    let mut last = None;
+                    let removed =
+                        minimize::minimize(smallest.0.clone(), REMOVAL_PROBES, |candidate| {
+                            if interrupted() {
+                                return false;
+                            }
+                            match ask(candidate) {
+                                Verdict::Disagree(found) if found.signature.cause == target => {
+                                    last = Some(*found);
+                                    true
+                                }
+                                _ => false,
+                            }
+                        });
+                    if removed.steps > 0 {
+                        steps += removed.steps;
+                        if let Some(found) = last {
+                            smallest = (removed.input, found);
+                        }
+                    }
+                    index.insert(target, summary.classes.len());
                     summary.classes.push(Class {
-                        signature: target,
+                        signature: smallest.1.signature.clone(),
+                        ops: vec![planned.op],
                         count: 1,
                         cases: vec![case],
                         input: smallest.0,

@@ -66,6 +66,9 @@ struct Mutation {
     catches: Vec<String>,
     /// Why `differential` cannot reach the mutant, if it cannot.
     differential_unreachable: Option<String>,
+    /// How many causes `conformance` reports for it (spec
+    /// `runner.causes`): 1 unless the table says otherwise.
+    causes: usize,
 }
 
 fn strings(value: Option<&Json>, what: &str) -> Vec<String> {
@@ -107,7 +110,13 @@ fn table() -> &'static [Mutation] {
                     Some(Json::Number(n)) if *n >= 1.0 && n.fract() == 0.0 => *n as usize,
                     _ => panic!("{name}: minFailed must be a positive integer"),
                 };
+                let causes = match row.get("causes") {
+                    None => 1,
+                    Some(Json::Number(n)) if *n >= 1.0 && n.fract() == 0.0 => *n as usize,
+                    _ => panic!("{name}: causes must be a positive integer"),
+                };
                 Mutation {
+                    causes,
                     adapter: text("adapter"),
                     description: text("description"),
                     rules: strings(row.get("rules"), "rules"),
@@ -294,6 +303,20 @@ fn check_mutant(name: &str) {
             .collect::<Vec<_>>()
             .join("\n")
     };
+    // (c) One bug, one cause (spec `runner.causes`).
+    let causes = runner::report::causes(&report);
+    let listed: Vec<String> = causes
+        .iter()
+        .map(|cause| format!("{} ({})", cause.signature, cause.count))
+        .collect();
+    assert_eq!(
+        causes.len(),
+        mutation.causes,
+        "{name}: conformance reports {} causes, the table says {}: {}",
+        causes.len(),
+        mutation.causes,
+        listed.join(" | ")
+    );
     println!(
         "{name} ({}): {} — {}; e.g. {}",
         mutation.rules[0],
@@ -399,6 +422,24 @@ fn the_table_is_sound() {
         assert!(
             mutation.catches.len() <= mutation.min_failed,
             "{}: more catches than minFailed",
+            mutation.name
+        );
+    }
+    // runner.causes: one bug, one cause, for at least 90 % of the
+    // mutants, and never more than two (each test checks its own count).
+    let single = table()
+        .iter()
+        .filter(|mutation| mutation.causes == 1)
+        .count();
+    assert!(
+        single * 10 >= table().len() * 9,
+        "only {single} of {} mutants are one cause each",
+        table().len()
+    );
+    for mutation in table() {
+        assert!(
+            mutation.causes <= 2,
+            "{}: more than two causes",
             mutation.name
         );
     }
@@ -532,13 +573,15 @@ const REACH_CASES: u64 = 3000;
 /// the mutant's generation against the mutated adapter, seed 1) within
 /// [`REACH_CASES`] cases, unless the table says why no random input can
 /// reach it (`differentialUnreachable`); a mutant caught despite such a
-/// reason fails too, so the table stays true. Prints the reach table
-/// (`cargo test --test mutants differential_reaches -- --nocapture`).
+/// reason fails too, so the table stays true. Each caught mutant gives at
+/// most two classes, and at least 90 % of them one. Prints the reach table
+/// with the classes (`cargo test --test mutants differential_reaches --
+/// --nocapture`).
 #[test]
 fn differential_reaches_every_mutant() {
     require_oracle();
     let rows: Vec<&Mutation> = table().iter().collect();
-    let reach = |mutation: &Mutation| -> Option<u64> {
+    let reach = |mutation: &Mutation| -> Option<(u64, Vec<String>)> {
         let generation = if mutation.adapter == "upstream-next" {
             Generation::Newest
         } else {
@@ -554,15 +597,24 @@ fn differential_reaches_every_mutant() {
             .describe()
             .expect("the reference describes itself");
         let plan = differential::plan(&reference_description, &description, None);
-        let options = Options {
-            first_class_only: true,
-            ..Options::new(REACH_CASES, 1)
-        };
+        // The whole run, not only up to the first class: its classes are
+        // counted (spec `runner.differential.classes`: one bug, one class).
+        let options = Options::new(REACH_CASES, 1);
         let summary = differential::run(&plan, &mut reference, &mut mutant, &options, |_| {});
-        summary.classes.first().map(|class| class.cases[0] + 1)
+        let first = summary
+            .classes
+            .iter()
+            .map(|class| class.cases[0] + 1)
+            .min()?;
+        let classes = summary
+            .classes_by_size()
+            .iter()
+            .map(|class| format!("{} ({})", class.signature, class.count))
+            .collect();
+        Some((first, classes))
     };
     // Two workers: the machine has two cores.
-    let results: Vec<(String, Option<u64>)> = std::thread::scope(|scope| {
+    let results: Vec<(String, Option<(u64, Vec<String>)>)> = std::thread::scope(|scope| {
         let halves = rows.chunks(rows.len().div_ceil(2)).map(|half| {
             scope.spawn(move || {
                 half.iter()
@@ -576,18 +628,35 @@ fn differential_reaches_every_mutant() {
             .flat_map(|worker| worker.join().expect("a reach worker panicked"))
             .collect()
     });
-    println!("mutant → caught by differential within N cases (of {REACH_CASES})");
+    println!("mutant → caught by differential within N cases (of {REACH_CASES}), and its classes");
     let mut problems = Vec::new();
+    let (mut caught_count, mut one_class) = (0, 0);
     for (name, caught) in &results {
         let unreachable = &mutation(name).differential_unreachable;
         match (caught, unreachable) {
-            (Some(cases), None) => println!("  {name:24} {cases}"),
+            (Some((cases, classes)), None) => {
+                println!("  {name:24} {cases:5} {}", classes.join(" | "));
+                caught_count += 1;
+                if classes.len() == 1 {
+                    one_class += 1;
+                }
+                if classes.len() > 2 {
+                    problems.push(format!("{name}: {} classes (at most 2)", classes.len()));
+                }
+            }
             (None, Some(why)) => println!("  {name:24} not reachable: {why}"),
             (None, None) => problems.push(format!("{name}: not caught within {REACH_CASES} cases")),
-            (Some(cases), Some(_)) => problems.push(format!(
+            (Some((cases, _)), Some(_)) => problems.push(format!(
                 "{name}: caught within {cases} cases, but the table says it is unreachable"
             )),
         }
+    }
+    // runner.differential.classes: one bug, one class, for at least 90 %
+    // of the mutants caught.
+    if one_class * 10 < caught_count * 9 {
+        problems.push(format!(
+            "only {one_class} of the {caught_count} mutants caught give one class each"
+        ));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

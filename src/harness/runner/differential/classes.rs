@@ -94,7 +94,7 @@ mod tests {
         ]))));
         assert_eq!(
             cause_of("uri/decode", &lone, &output("\"a\u{FFFD}\"")),
-            "uri: lone surrogate replaced by U+FFFD"
+            "lone surrogate replaced by U+FFFD"
         );
     }
 

@@ -1,0 +1,152 @@
+//! One cause, one report (issue #23; spec `runner.causes`,
+//! `runner.differential.classes`): a port with a few distinct porting bugs
+//! gets one cause per bug from `conformance` and one class per bug from
+//! `differential`, however many vectors or cases each bug fails.
+//!
+//! The port is `tests/fixtures/adapters/well-formed.mjs` with honest
+//! capabilities (it does not claim `lone-surrogates`) and `PORT_BUGS`: four
+//! bugs in four op families, then the same with a crash every tenth request.
+
+use dsh_session_reference::js::json::{self, Json};
+use std::path::Path;
+use std::process::Command;
+
+const BINARY: &str = env!("CARGO_BIN_EXE_dsh-session-reference");
+const FOUR_BUGS: &str = "padded-uri,label-trim,snake-stats,limit-off-by-one";
+
+fn port() -> String {
+    format!(
+        "exec node '{}' '{BINARY}'",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/adapters/well-formed.mjs")
+            .display()
+    )
+}
+
+/// Runs the CLI with `PORT_BUGS=bugs` and returns its JSON report.
+fn json_report(bugs: &str, args: &[&str]) -> Json {
+    let output = Command::new(BINARY)
+        .args(args)
+        .args(["--format", "json"])
+        .env("PORT_BUGS", bugs)
+        .env_remove("WELL_FORMED_CLAIMS_LONE_SURROGATES")
+        .output()
+        .expect("run the CLI");
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    json::parse(&String::from_utf8_lossy(&output.stdout)).expect("a JSON report")
+}
+
+fn signatures(report: &Json, member: &str) -> Vec<String> {
+    report
+        .get(member)
+        .and_then(Json::as_array)
+        .unwrap_or_else(|| panic!("no {member} in the report"))
+        .iter()
+        .map(|item| {
+            let count = match item.get("count") {
+                Some(Json::Number(n)) => *n,
+                _ => 0.0,
+            };
+            format!(
+                "{} ({count})",
+                item.get("signature")
+                    .and_then(Json::as_string)
+                    .unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+fn conformance_causes(bugs: &str) -> Vec<String> {
+    let report = json_report(bugs, &["conformance", "--impl", &port()]);
+    let causes = signatures(&report, "causes");
+    // Every failed vector is in exactly one cause.
+    let failed = match report.get("summary").and_then(|s| s.get("failed")) {
+        Some(Json::Number(n)) => *n,
+        _ => panic!("no summary.failed"),
+    };
+    let counted: f64 = report
+        .get("causes")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|cause| match cause.get("count") {
+            Some(Json::Number(n)) => Some(*n),
+            _ => None,
+        })
+        .sum();
+    assert_eq!(counted, failed, "{causes:#?}");
+    causes
+}
+
+fn differential_classes(bugs: &str) -> Vec<String> {
+    let report = json_report(
+        bugs,
+        &[
+            "differential",
+            "--b",
+            &port(),
+            "--cases",
+            "5000",
+            "--seed",
+            "1",
+        ],
+    );
+    signatures(&report, "classes")
+}
+
+fn assert_one_per_bug(what: &str, found: &[String], expected: &[&str]) {
+    assert_eq!(
+        found.len(),
+        expected.len(),
+        "{what}: {} bugs, {} reported: {found:#?}",
+        expected.len(),
+        found.len()
+    );
+    for signature in expected {
+        assert!(
+            found.iter().any(|f| f.starts_with(signature)),
+            "{what}: no {signature:?} in {found:#?}"
+        );
+    }
+}
+
+const FOUR: &[&str] = &[
+    "error SESSION_REFERENCE_INVALID_REFERENCE raised in other cases",
+    "mention: whitespace trimmed at label",
+    "members renamed camelCase → snake_case",
+    "candidates: items differ at candidates",
+];
+
+const CRASH: &str = "crash: thread 'main' panicked at src/port.rs:N:N:";
+
+#[test]
+fn four_bugs_are_four_causes_in_conformance() {
+    // runner.causes
+    assert_one_per_bug("conformance", &conformance_causes(FOUR_BUGS), FOUR);
+}
+
+#[test]
+fn four_bugs_and_a_crash_are_five_causes_in_conformance() {
+    // runner.causes
+    let causes = conformance_causes(&format!("{FOUR_BUGS},crash-tenth"));
+    assert_one_per_bug("conformance", &causes, &[FOUR, &[CRASH]].concat());
+}
+
+#[test]
+fn four_bugs_are_four_classes_in_differential() {
+    // runner.differential.classes
+    assert_one_per_bug("differential", &differential_classes(FOUR_BUGS), FOUR);
+}
+
+#[test]
+fn four_bugs_and_a_crash_are_five_classes_in_differential() {
+    // runner.differential.classes
+    let classes = differential_classes(&format!("{FOUR_BUGS},crash-tenth"));
+    assert_one_per_bug("differential", &classes, &[FOUR, &[CRASH]].concat());
+}

@@ -811,6 +811,7 @@ fn differential(run: DifferentialRun) -> ExitCode {
         time_limit: run.time_limit,
         interrupted: Some(&interrupted),
         first_class_only: false,
+        shrink: true,
     };
     let started = Instant::now();
     let mut last_shown = Instant::now();

@@ -117,7 +117,7 @@ fn assert_one_per_bug(what: &str, found: &[String], expected: &[&str]) {
 }
 
 const FOUR: &[&str] = &[
-    "error SESSION_REFERENCE_INVALID_REFERENCE raised in other cases",
+    "error SESSION_REFERENCE_INVALID_REFERENCE not raised",
     "mention: whitespace trimmed at label",
     "members renamed camelCase → snake_case",
     "candidates: items differ at candidates",

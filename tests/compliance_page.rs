@@ -1,8 +1,10 @@
 //! The compliance page and its Markdown summary, built from fixture reports
 //! (`tests/fixtures/reports/`): the reference (two profiles, all passed), a
 //! port with failures (one actual outcome holding `<script>`, one a lone
-//! surrogate, one longer than an excerpt) and a second report of the same
-//! port, whose columns must be told apart.
+//! surrogate, one longer than an excerpt; three causes) and a second report
+//! of the same port, whose columns must be told apart. One vector cites a
+//! `conformance.*` rule first, then rules of two areas: it counts in one
+//! area, that of its first behaviour rule.
 //!
 //! runner.compliance-page
 
@@ -89,11 +91,19 @@ fn text(element: ElementRef) -> String {
     element.text().collect()
 }
 
+fn sum(counts: impl Iterator<Item = [usize; 3]>) -> [usize; 3] {
+    counts.fold([0; 3], |total, counts| {
+        [0, 1, 2].map(|slot| total[slot] + counts[slot])
+    })
+}
+
 #[test]
 fn every_rule_and_implementation_is_on_the_page_with_the_reports_counts() {
     let page = Html::parse_document(&matrix().to_html());
     let headers: Vec<String> = page
-        .select(&select("thead tr:first-child th[data-implementation]"))
+        .select(&select(
+            "table.matrix thead tr:first-child th[data-implementation]",
+        ))
         .map(text)
         .collect();
     assert_eq!(headers, NAMES);
@@ -111,7 +121,9 @@ fn every_rule_and_implementation_is_on_the_page_with_the_reports_counts() {
             assert_eq!(counts_of(cells[0]), *counts, "{rule}, {name}");
         }
         let card = page
-            .select(&select(&format!("article[data-implementation=\"{name}\"]")))
+            .select(&select(&format!(
+                "article.implementation[data-implementation=\"{name}\"]"
+            )))
             .next()
             .unwrap_or_else(|| panic!("no summary of {name}"));
         let shown = ["passed", "failed", "skipped"].map(|what| {
@@ -124,13 +136,13 @@ fn every_rule_and_implementation_is_on_the_page_with_the_reports_counts() {
             .unwrap()
         });
         assert_eq!(shown, summary, "{name}");
-        let totals = page
+        let totals: Vec<[usize; 3]> = page
             .select(&select(&format!(
                 "tr.totals td[data-implementation=\"{name}\"]"
             )))
-            .next()
-            .unwrap();
-        assert_eq!(counts_of(totals), summary, "{name}");
+            .map(counts_of)
+            .collect();
+        assert_eq!(totals, [summary, summary], "{name}: areas and rules");
         assert!(
             text(card).contains("0.1.0 (6 vectors, sha256:abab"),
             "{}",
@@ -145,7 +157,7 @@ fn every_rule_and_implementation_is_on_the_page_with_the_reports_counts() {
     assert_eq!(rows, all_rules.len());
     let port = page
         .select(&select(
-            "article[data-implementation=\"my-port 1.0.0 (port)\"]",
+            "article.implementation[data-implementation=\"my-port 1.0.0 (port)\"]",
         ))
         .next()
         .unwrap();
@@ -159,7 +171,12 @@ fn rules_are_grouped_by_spec_area_and_areas_count_each_vector_once() {
         .select(&select("tbody[data-area]"))
         .map(|area| area.value().attr("data-area").unwrap())
         .collect();
-    assert_eq!(areas, ["mention", "uri", OTHER_AREA]);
+    assert_eq!(areas, ["conformance", "mention", "uri", OTHER_AREA]);
+    let table: Vec<&str> = page
+        .select(&select("table.areas tr.area-total"))
+        .map(|area| area.value().attr("data-area").unwrap())
+        .collect();
+    assert_eq!(table, areas, "the areas table lists the same areas");
     let uri = page
         .select(&select("tbody[data-area=\"uri\"]"))
         .next()
@@ -183,6 +200,127 @@ fn rules_are_grouped_by_spec_area_and_areas_count_each_vector_once() {
         .next()
         .unwrap();
     assert_eq!(other.value().attr("data-rule"), Some("custom.not-in-spec"));
+    // custom.extra cites conformance.depth, custom.not-in-spec and
+    // uri.decode.error: it counts in other only, while each rule's row
+    // counts it.
+    let port = "td[data-implementation=\"my-port 1.0.0 (port)\"]";
+    let area = |name: &str| {
+        counts_of(
+            page.select(&select(&format!(
+                "table.areas tr[data-area=\"{name}\"] {port}"
+            )))
+            .next()
+            .unwrap(),
+        )
+    };
+    assert_eq!(area("conformance"), [0, 0, 0]);
+    assert_eq!(area(OTHER_AREA), [0, 1, 0]);
+    assert_eq!(area("uri"), [1, 1, 1]);
+    let rule = |id: &str| {
+        counts_of(
+            page.select(&select(&format!("tr.rule[data-rule=\"{id}\"] {port}")))
+                .next()
+                .unwrap(),
+        )
+    };
+    assert_eq!(rule("conformance.depth"), [0, 1, 0]);
+    assert_eq!(rule("uri.decode.error"), [0, 2, 0]);
+}
+
+// runner.compliance-page
+#[test]
+fn each_implementations_areas_add_up_to_its_totals() {
+    let page = Html::parse_document(&matrix().to_html());
+    for (report, name) in REPORTS.iter().zip(NAMES) {
+        let (_, summary) = expected_counts(report);
+        let cell = format!("td[data-implementation=\"{name}\"]");
+        for rows in ["table.areas tr.area-total", "table.matrix tr.area"] {
+            let total = sum(page
+                .select(&select(&format!("{rows} {cell}")))
+                .map(counts_of));
+            assert_eq!(total, summary, "{name}: {rows}");
+        }
+    }
+}
+
+/// Read independently of the page module: the report's causes, as
+/// `(signature, count, rules, example)`.
+fn expected_causes(name: &str) -> Vec<(String, usize, Vec<String>, String)> {
+    let text = std::fs::read_to_string(report_path(name)).expect("readable");
+    let report = json::parse(&text).expect("JSON");
+    let string = |value: &Json, key: &str| value.get(key).and_then(Json::as_string).unwrap();
+    report
+        .get("causes")
+        .and_then(Json::as_array)
+        .unwrap()
+        .iter()
+        .map(|cause| {
+            (
+                string(cause, "signature"),
+                match cause.get("count") {
+                    Some(Json::Number(n)) => *n as usize,
+                    other => panic!("count is {other:?}"),
+                },
+                cause
+                    .get("rules")
+                    .and_then(Json::as_array)
+                    .unwrap()
+                    .iter()
+                    .map(|rule| rule.as_string().unwrap())
+                    .collect(),
+                string(cause, "example"),
+            )
+        })
+        .collect()
+}
+
+// runner.compliance-page
+#[test]
+fn the_page_opens_with_each_implementations_causes_then_areas_then_rules() {
+    let page = Html::parse_document(&matrix().to_html());
+    let sections: Vec<&str> = page
+        .select(&select("main > section > h2"))
+        .map(|heading| heading.value().attr("id").unwrap())
+        .collect();
+    assert_eq!(sections, ["causes", "areas", "rules", "implementations"]);
+    let blocks: Vec<&str> = page
+        .select(&select(
+            "section[aria-labelledby=\"causes\"] article.causes-of",
+        ))
+        .map(|block| block.value().attr("data-implementation").unwrap())
+        .collect();
+    assert_eq!(blocks, NAMES, "one block per column, named as the column");
+    for (report, name) in REPORTS.iter().zip(NAMES) {
+        let block = page
+            .select(&select(&format!(
+                "article.causes-of[data-implementation=\"{name}\"]"
+            )))
+            .next()
+            .unwrap();
+        let items: Vec<ElementRef> = block.select(&select("ol > li.cause")).collect();
+        let causes = expected_causes(report);
+        assert_eq!(items.len(), causes.len(), "{name}");
+        if causes.is_empty() {
+            assert_eq!(
+                text(block.select(&select(".no-causes")).next().unwrap()),
+                "no failures",
+                "{name}"
+            );
+        }
+        for (item, (signature, count, rules, example)) in items.iter().zip(&causes) {
+            let shown = |selector: &str| text(item.select(&select(selector)).next().unwrap());
+            assert_eq!(&shown(".signature"), signature);
+            assert_eq!(item.value().attr("data-vectors"), Some(&*count.to_string()));
+            let vectors = if *count == 1 { "vector" } else { "vectors" };
+            assert_eq!(shown(".cause-count"), format!("{count} {vectors}"));
+            assert_eq!(shown(".cause-rules"), rules.join(", "));
+            assert_eq!(&shown(".cause-example"), example);
+            assert_eq!(
+                shown(".cause-command"),
+                format!("dsh-session-reference show {example}")
+            );
+        }
+    }
 }
 
 #[test]
@@ -223,12 +361,46 @@ fn failing_cells_expand_to_their_vectors_with_escaped_excerpts() {
     let listed = page
         .select(&select(&format!("{failing} li[data-vector]")))
         .count();
-    assert_eq!(listed, 2 + 2 + 1);
+    assert_eq!(listed, 2 + 2 + 3);
     assert_eq!(
         page.select(&select("td[data-failed=\"0\"] details"))
             .count(),
         0
     );
+}
+
+// runner.compliance-page
+#[test]
+fn the_markdown_summary_opens_with_the_causes_then_areas_then_failing_rules() {
+    let markdown = matrix().to_markdown();
+    let at = |needle: &str| {
+        markdown
+            .find(needle)
+            .unwrap_or_else(|| panic!("no {needle:?} in {markdown}"))
+    };
+    let causes = [
+        "**dsh-session-reference 0.1.0 (newest) + dsh-session-reference 0.1.0 (rc8)**: no failures.\n",
+        "**my-port 1.0.0 (port)**: 3 failed vectors in 3 causes:\n\n\
+         1. `uri: output instead of error SESSION_REFERENCE_INVALID_REFERENCE` (1 vector); \
+         rules: `uri.decode.prefix`, `uri.decode.error`; \
+         example: `uri.decode.bad-prefix` (`dsh-session-reference show uri.decode.bad-prefix`)\n\
+         2. `mention: lone surrogate replaced by U+FFFD at output` (1 vector); \
+         rules: `mention.format.form`, `mention.format.escape`; \
+         example: `mention.format.basic` (`dsh-session-reference show mention.format.basic`)\n\
+         3. `other: text replaced by text at output` (1 vector); \
+         rules: `custom.not-in-spec`, `uri.decode.error`; \
+         example: `custom.extra` (`dsh-session-reference show custom.extra`)\n",
+        "**my-port 1.0.0 (port-copy)**: no failures.\n",
+    ];
+    let mut last = at("### Causes");
+    for cause in causes {
+        let here = at(cause);
+        assert!(last < here, "in column order: {cause}");
+        last = here;
+    }
+    assert!(last < at("### Areas") && at("### Areas") < at("| area |"));
+    assert!(at("| area |") < at("### Failing rules"));
+    assert!(markdown.contains("each column's areas add up to its **all vectors** row."));
 }
 
 #[test]
@@ -254,8 +426,14 @@ fn the_markdown_summary_has_areas_by_implementation_and_failing_rules() {
         markdown.contains("| other (1 rule) | ✓ 1 passed | ✗ 1 failed | – 1 skipped |"),
         "{markdown}"
     );
+    assert!(
+        markdown.contains("| conformance (1 rule) | · no vectors | · no vectors | · no vectors |"),
+        "{markdown}"
+    );
+    // As the report's failingRules: conformance.depth, cited by a failed
+    // vector, is not one.
     assert!(markdown.contains(
-        "- **my-port 1.0.0 (port)**: `custom.not-in-spec` (1), `mention.format.escape` (1), `mention.format.form` (1), `uri.decode.error` (1), `uri.decode.prefix` (1)"
+        "- **my-port 1.0.0 (port)**: `uri.decode.error` (2), `custom.not-in-spec` (1), `mention.format.escape` (1), `mention.format.form` (1), `uri.decode.prefix` (1)\n"
     ), "{markdown}");
     assert!(markdown.contains("- **my-port 1.0.0 (port-copy)**: none"));
 }
@@ -299,9 +477,22 @@ fn the_report_command_writes_both_files_and_refuses_bad_reports() {
         "{stderr}"
     );
 
+    let port = std::fs::read_to_string(report_path("port")).unwrap();
+    let causes = port.find("\"causes\": [").unwrap();
+    let results = port.find("\"results\": [").unwrap();
+    // runner.compliance-page: a report without causes (written before
+    // they were) stops the command.
+    let without_causes = format!("{}{}", &port[..causes], &port[results..]);
+    let cause_without_example = port.replacen(", \"example\": \"uri.decode.bad-prefix\"", "", 1);
     for (name, text, problem) in [
         ("not-json.json", "{\"suite\":", "not JSON"),
         ("empty.json", "{}", "no member \"suite\""),
+        ("no-causes.json", &without_causes, "no member \"causes\""),
+        (
+            "cause-without-example.json",
+            &cause_without_example,
+            "causes[0]: no member \"example\"",
+        ),
         (
             "bad-status.json",
             &std::fs::read_to_string(report_path("port"))

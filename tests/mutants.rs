@@ -565,6 +565,10 @@ mutants! {
     subsequence_gap_code_points => "subsequence-gap-code-points",
 }
 
+/// A mutant caught by `differential`: the first case that caught it, and
+/// its classes (cause and count each), largest first.
+type Caught = (u64, Vec<String>);
+
 /// Cases `differential` may take to catch a mutant (issue #11).
 const REACH_CASES: u64 = 3000;
 
@@ -581,7 +585,7 @@ const REACH_CASES: u64 = 3000;
 fn differential_reaches_every_mutant() {
     require_oracle();
     let rows: Vec<&Mutation> = table().iter().collect();
-    let reach = |mutation: &Mutation| -> Option<(u64, Vec<String>)> {
+    let reach = |mutation: &Mutation| -> Option<Caught> {
         let generation = if mutation.adapter == "upstream-next" {
             Generation::Newest
         } else {
@@ -599,7 +603,10 @@ fn differential_reaches_every_mutant() {
         let plan = differential::plan(&reference_description, &description, None);
         // The whole run, not only up to the first class: its classes are
         // counted (spec `runner.differential.classes`: one bug, one class).
-        let options = Options::new(REACH_CASES, 1);
+        let options = Options {
+            shrink: false,
+            ..Options::new(REACH_CASES, 1)
+        };
         let summary = differential::run(&plan, &mut reference, &mut mutant, &options, |_| {});
         let first = summary
             .classes
@@ -614,7 +621,7 @@ fn differential_reaches_every_mutant() {
         Some((first, classes))
     };
     // Two workers: the machine has two cores.
-    let results: Vec<(String, Option<(u64, Vec<String>)>)> = std::thread::scope(|scope| {
+    let results: Vec<(String, Option<Caught>)> = std::thread::scope(|scope| {
         let halves = rows.chunks(rows.len().div_ceil(2)).map(|half| {
             scope.spawn(move || {
                 half.iter()

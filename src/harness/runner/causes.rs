@@ -107,8 +107,8 @@ pub fn cause(op: &str, expected: Side, actual: Side) -> Option<(Cause, String)> 
             let found = primary(edits(x, y))?;
             let path = found.folded_path();
             let op_family = family(op);
-            if op_family == "snapshot" && found.is_retention() {
-                return Some((retention_cause(), path));
+            if op_family == "snapshot" && found.is_conversation() {
+                return Some((conversation_cause(), path));
             }
             // A member named after a family holds that family's value (a
             // candidate's `mention`); an op's whole output is its family's.
@@ -129,14 +129,14 @@ pub fn cause(op: &str, expected: Side, actual: Side) -> Option<(Cause, String)> 
         }
         (Side::Error(x), Side::Error(y)) if x == y => None,
         (Side::Error(code), _) | (_, Side::Error(code))
-            if code == BUDGET_EXCEEDED && family(op) == "snapshot" =>
+            if CONVERSATION_ERRORS.contains(&code) && family(op) == "snapshot" =>
         {
-            Some((retention_cause(), "$".to_owned()))
+            Some((conversation_cause(), "$".to_owned()))
         }
-        (Side::Error(code), Side::Error(_) | Side::Output(_))
-        | (Side::Output(_), Side::Error(code)) => {
-            any(format!("error {code} raised in other cases"))
+        (Side::Error(code), Side::Error(_) | Side::Output(_)) => {
+            any(format!("error {code} not raised"))
         }
+        (Side::Output(_), Side::Error(_)) => Some((unexpected_error(op), "$".to_owned())),
         (expected, Side::Failure { problem, stderr }) => {
             let mut edit = failure(problem, stderr);
             if let Side::Failure { problem, stderr } = expected {
@@ -148,18 +148,56 @@ pub fn cause(op: &str, expected: Side, actual: Side) -> Option<(Cause, String)> 
     }
 }
 
-/// The error a snapshot op answers when a reference does not fit its
-/// budget at all.
-const BUDGET_EXCEEDED: &str = "SESSION_REFERENCE_BUDGET_EXCEEDED";
+/// An error where the expected answer has none (an output, or another
+/// error: see [`alternative`]).
+fn unexpected_error(op: &str) -> Cause {
+    Cause {
+        family: Some(family(op)),
+        edit: "unexpected error".to_owned(),
+    }
+}
 
-/// What retention kept differs: another conversation (items added,
-/// removed or changed), a snapshot that fits against one that does not
-/// (`null`, or the budget error). These are one cause: how a port measures
-/// or cuts (spec `retention.*`), whichever way it shows.
-fn retention_cause() -> Cause {
+/// The other reading of a failure, when it has one: an error with another
+/// code than the expected one is the expected error not raised (its
+/// [`cause`]) or an unexpected error raised (this). A report counts such a
+/// failure under whichever reading more of the run's failures share (spec
+/// `runner.causes`).
+pub fn alternative(op: &str, expected: Side, actual: Side) -> Option<Cause> {
+    match (expected, actual) {
+        (Side::Error(x), Side::Error(y)) if x != y => {
+            let conversation = family(op) == "snapshot"
+                && [x, y].iter().any(|code| CONVERSATION_ERRORS.contains(code));
+            (!conversation).then(|| unexpected_error(op))
+        }
+        _ => None,
+    }
+}
+
+/// The errors a snapshot op answers about the conversation it projects: a
+/// surface that cannot be projected (`INTERNAL`, as upstream's exhaustive
+/// switch over event types throws) and a reference that does not fit its
+/// budget at all.
+const CONVERSATION_ERRORS: &[&str] = &["INTERNAL", "SESSION_REFERENCE_BUDGET_EXCEEDED"];
+
+/// The retention stats, which describe what was kept of the conversation.
+const STATS: &[&str] = &[
+    "compacted",
+    "originalMessages",
+    "retainedMessages",
+    "omittedMessages",
+    "omittedBytes",
+    "truncated",
+];
+
+/// The projected and retained conversation differs: anything in it, its
+/// stats, a snapshot that fits against one that does not (`null`, or the
+/// budget error), a surface refused. These are one cause: how a port
+/// reads the surface, projects it and measures or cuts what it keeps (spec
+/// `surface.*`, `projection.*`, `retention.*`), whichever way it shows.
+fn conversation_cause() -> Cause {
     Cause {
         family: Some("snapshot"),
-        edit: "retained conversation differs".to_owned(),
+        edit: "conversation differs".to_owned(),
     }
 }
 
@@ -232,27 +270,19 @@ impl Found {
         })
     }
 
-    /// Whether the edit shows what retention kept: the conversation's items,
-    /// or a whole snapshot against `null`.
-    fn is_retention(&self) -> bool {
+    /// Whether the edit shows what projection and retention kept: it is in
+    /// a `conversation`, in the retention stats, or a whole snapshot
+    /// against `null`.
+    fn is_conversation(&self) -> bool {
         let in_conversation = self
             .path
             .iter()
             .any(|step| *step == Step::Member("conversation".to_owned()));
-        match &self.kind {
-            EditKind::Items
-            | EditKind::TextChanged
-            | EditKind::NumberChanged
-            | EditKind::Type { .. }
-                if in_conversation =>
-            {
-                true
-            }
-            EditKind::Type { expected, actual } => {
-                self.path.is_empty() && (*expected == "null" || *actual == "null")
-            }
-            _ => false,
-        }
+        let whole_against_null = self.path.is_empty()
+            && matches!(self.kind, EditKind::Type { expected, actual } if expected == "null" || actual == "null");
+        in_conversation
+            || self.locus().is_some_and(|locus| STATS.contains(&locus))
+            || whole_against_null
     }
 
     /// What makes two edits one cause (within one op family).
@@ -310,6 +340,8 @@ enum EditKind {
         expected: &'static str,
         actual: &'static str,
     },
+    /// The other boolean.
+    BooleanChanged,
     /// Another number.
     NumberChanged,
 }
@@ -361,6 +393,7 @@ impl fmt::Display for EditKind {
             EditKind::TextChanged => f.write_str("text changed"),
             EditKind::Type { expected, actual } => write!(f, "{actual} instead of {expected}"),
             EditKind::NumberChanged => f.write_str("number changed"),
+            EditKind::BooleanChanged => f.write_str("boolean changed"),
         }
     }
 }
@@ -452,16 +485,17 @@ fn collect(path: &mut Vec<Step>, expected: &Json, actual: &Json, found: &mut Vec
             if x == y {
                 return;
             }
-            if let Some(added) = escape_edit(x, y) {
-                return record(found, path, EditKind::Escape { added });
-            }
             if embedded_edits(path, x, y, found) {
                 return;
+            }
+            if let Some(added) = escape_edit(x, y) {
+                return record(found, path, EditKind::Escape { added });
             }
             record(found, path, text_edit(x, y));
         }
         (Json::Number(x), Json::Number(y)) if x == y => {}
         (Json::Number(_), Json::Number(_)) => record(found, path, EditKind::NumberChanged),
+        (Json::Bool(x), Json::Bool(y)) if x != y => record(found, path, EditKind::BooleanChanged),
         (x, y) if x == y => {}
         (x, y) => record(
             found,
@@ -546,6 +580,26 @@ fn array_edits(path: &mut Vec<Step>, expected: &[Json], actual: &[Json], found: 
             kind: EditKind::Items,
         });
     }
+    // Records whose first members (an identity: a string or a number)
+    // differ are other records (another session, message or file in that
+    // place): the list changed.
+    let identity = |value: &Json| matches!(value, Json::String(_) | Json::Number(_));
+    let other_record = expected.iter().zip(actual).any(|(x, y)| match (x, y) {
+        (Json::Object(a), Json::Object(b)) => {
+            a.first()
+                .zip(b.first())
+                .is_some_and(|((ka, va), (kb, vb))| {
+                    ka.units() == kb.units() && identity(va) && identity(vb) && va != vb
+                })
+        }
+        _ => false,
+    });
+    if other_record {
+        return found.push(Found {
+            path: path.clone(),
+            kind: EditKind::Items,
+        });
+    }
     let mut per_item: Vec<Vec<Found>> = Vec::new();
     for (x, y) in expected.iter().zip(actual) {
         path.push(Step::Index);
@@ -585,8 +639,8 @@ fn same_items(x: &[Json], y: &[Json]) -> bool {
 }
 
 /// When both strings hold the same lines except lines that are a JSON
-/// value on each side, the edits made inside those values; `false` when
-/// the strings are not such.
+/// value on each side, the edits made inside those values (or to how a
+/// line spells the same value); `false` when the strings are not such.
 fn embedded_edits(
     path: &mut Vec<Step>,
     expected: &[u16],
@@ -604,25 +658,36 @@ fn embedded_edits(
         if first != u16::from(b'[') && first != u16::from(b'{') {
             return None;
         }
-        json::parse(&String::from_utf16(line).ok()?).ok()
+        json::parse(&String::from_utf16_lossy(line)).ok()
     };
-    let mut values = Vec::new();
+    let mut lines = Vec::new();
     for (a, b) in x.iter().zip(&y) {
         if a == b {
             continue;
         }
         match (parse(a), parse(b)) {
-            (Some(a), Some(b)) => values.push((a, b)),
+            (Some(value_a), Some(value_b)) => lines.push((*a, *b, value_a, value_b)),
             _ => return false,
         }
     }
     path.push(Step::Embedded);
-    let before = found.len();
-    for (a, b) in &values {
-        collect(path, a, b, found);
+    for (line_a, line_b, value_a, value_b) in &lines {
+        let before = found.len();
+        collect(path, value_a, value_b, found);
+        if found.len() == before {
+            // The same value written otherwise: escapes, or spelling.
+            let kind = match escape_edit(line_a, line_b) {
+                Some(added) => EditKind::Escape { added },
+                None => EditKind::TextChanged,
+            };
+            found.push(Found {
+                path: path.clone(),
+                kind,
+            });
+        }
     }
     path.pop();
-    found.len() > before
+    true
 }
 
 /// Whether two different texts differ only in escapes (`\X`, `\uXXXX`):
@@ -644,7 +709,20 @@ fn escape_edit(expected: &[u16], actual: &[u16]) -> Option<bool> {
             .filter(|&unit| unit != backslash)
             .collect()
     };
-    if unescaped(expected) == unescaped(actual) || without(expected) == without(actual) {
+    if unescaped(expected) == unescaped(actual) {
+        return Some(added);
+    }
+    // Backslashes that only extend one text past the other's end escape
+    // nothing: that text was cut elsewhere, which is no escape edit.
+    let (short, long) = if expected.len() < actual.len() {
+        (expected, actual)
+    } else {
+        (actual, expected)
+    };
+    if long.starts_with(short) && long[short.len()..].iter().all(|&unit| unit == backslash) {
+        return None;
+    }
+    if without(expected) == without(actual) {
         return Some(added);
     }
     let (escaping, raw) = if added {
@@ -833,8 +911,8 @@ mod tests {
         let trim = |label: &str, trimmed: &str| {
             cause_of(
                 "mention/parse",
-                &format!(r#"{{"references":[{{"label":"{label}"}}]}}"#),
-                &format!(r#"{{"references":[{{"label":"{trimmed}"}}]}}"#),
+                &format!(r#"{{"references":[{{"sessionId":"s","label":"{label}"}}]}}"#),
+                &format!(r#"{{"references":[{{"sessionId":"s","label":"{trimmed}"}}]}}"#),
             )
         };
         assert_eq!(trim(" a", "a"), "mention: whitespace trimmed at label");
@@ -852,6 +930,19 @@ mod tests {
         assert_eq!(
             cause_of("mention/format", r#""@[a\\\\b](x)""#, r#""@[a\\b](x)""#),
             "escape removed"
+        );
+        // A text cut after a backslash is no escape edit.
+        assert_eq!(
+            cause_of("files/format", r#""ab\\""#, r#""ab""#),
+            "files: text changed at files"
+        );
+        assert_eq!(
+            cause_of(
+                "mention/parse",
+                r#"{"text":"@a\\"}"#,
+                r#"{"text":"@a\\\\"}"#
+            ),
+            "escape added"
         );
         assert_eq!(
             cause_of("uri/decode", r#""a\ud800""#, r#""a\ufffd""#),
@@ -873,8 +964,8 @@ mod tests {
         assert_eq!(
             cause_of(
                 "candidates/list",
-                r#"[{"mention":"@[a](x)"}]"#,
-                r#"[{"mention":"@[b](x)"}]"#
+                r#"[{"sessionId":"s","mention":"@[a](x)"}]"#,
+                r#"[{"sessionId":"s","mention":"@[b](x)"}]"#
             ),
             cause_of("mention/format", r#""@[a](x)""#, r#""@[b](x)""#)
         );
@@ -886,7 +977,7 @@ mod tests {
         let prompt = |label: &str| {
             let inner = format!(r#"[{{"sessionId":"s","label":"{label}"}}]"#);
             format!(
-                r#"{{"content":[{{"text":{}}}]}}"#,
+                r#"{{"content":[{{"type":"text","text":{}}}]}}"#,
                 json::stringify(&Json::str(&format!("## Heading\n\n<x>\n{inner}\n</x>")))
             )
         };
@@ -897,9 +988,9 @@ mod tests {
     }
 
     #[test]
-    fn what_retention_kept_is_one_cause_however_it_shows() {
+    fn what_projection_and_retention_kept_is_one_cause_however_it_shows() {
         // runner.causes
-        let retained = "snapshot: retained conversation differs";
+        let retained = "snapshot: conversation differs";
         assert_eq!(
             cause_of(
                 "retain",
@@ -917,6 +1008,14 @@ mod tests {
             retained
         );
         assert_eq!(cause_of("retain", "null", r#"{"data":{}}"#), retained);
+        assert_eq!(
+            cause_of(
+                "retain",
+                r#"{"stats":{"truncated":true}}"#,
+                r#"{"stats":{"truncated":false}}"#
+            ),
+            retained
+        );
         let out = output("{}");
         let budget = cause(
             "prepare",
@@ -925,6 +1024,13 @@ mod tests {
         )
         .map(|(cause, _)| cause.to_string());
         assert_eq!(budget.as_deref(), Some(retained));
+        let refused = cause("pre-step", Side::Output(&out), Side::Error("INTERNAL"))
+            .map(|(cause, _)| cause.to_string());
+        assert_eq!(refused.as_deref(), Some(retained));
+        // Elsewhere INTERNAL is an error like any other.
+        let elsewhere = cause("uri/decode", Side::Error("INTERNAL"), Side::Output(&out))
+            .map(|(cause, _)| cause.to_string());
+        assert_eq!(elsewhere.as_deref(), Some("error INTERNAL not raised"));
     }
 
     #[test]
@@ -967,6 +1073,19 @@ mod tests {
             "config: null instead of string at a"
         );
         assert_eq!(cause_of("retain", r#"{"a":[1]}"#, r#"{"a":[1.0]}"#), "");
+        assert_eq!(
+            cause_of("config/check", r#"{"a":[true]}"#, r#"{"a":[true]}"#),
+            ""
+        );
+        // A record with another identity in a place is another record.
+        assert_eq!(
+            cause_of(
+                "candidates/list",
+                r#"[{"sessionId":"a","cwd":"/w"}]"#,
+                r#"[{"sessionId":"me"}]"#
+            ),
+            "candidates: items differ at candidates"
+        );
         // The most telling edit wins: a count changed with its list.
         assert_eq!(
             cause_of(
@@ -984,15 +1103,24 @@ mod tests {
         let out = output("1");
         let show = |x: Side, y: Side| cause("uri/decode", x, y).map(|(cause, _)| cause.to_string());
         assert_eq!(show(Side::Error("A"), Side::Error("A")), None);
-        let missed = Some("error A raised in other cases");
+        let missed = Some("error A not raised");
         assert_eq!(show(Side::Error("A"), Side::Error("B")).as_deref(), missed);
+        let other_reading = alternative("uri/decode", Side::Error("A"), Side::Error("B"));
+        assert_eq!(
+            other_reading.map(|cause| cause.to_string()).as_deref(),
+            Some("uri: unexpected error")
+        );
+        assert_eq!(
+            alternative("uri/decode", Side::Error("A"), Side::Output(&out)),
+            None
+        );
         assert_eq!(
             show(Side::Error("A"), Side::Output(&out)).as_deref(),
             missed
         );
         assert_eq!(
             show(Side::Output(&out), Side::Error("A")).as_deref(),
-            missed
+            Some("uri: unexpected error")
         );
         let crash = |stderr| Side::Failure {
             problem: "implementation exited (exit status: 101) without answering",

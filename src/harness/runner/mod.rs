@@ -85,14 +85,15 @@ pub struct FailureDetail {
 }
 
 impl FailureDetail {
-    /// The failure's cause for a vector of `op` (spec `runner.causes`).
-    pub fn cause(&self, op: &str) -> causes::Cause {
+    /// The failure's cause for a vector of `op`, and its other reading if
+    /// it has one (spec `runner.causes`).
+    pub fn causes(&self, op: &str) -> (causes::Cause, Option<causes::Cause>) {
         let expected = match &self.expected {
             Expect::Output(output) => causes::Side::Output(output),
             Expect::Error(code) => causes::Side::Error(code),
         };
         let actual = causes::Side::of(&self.actual, &self.stderr);
-        match causes::cause(op, expected, actual) {
+        let cause = match causes::cause(op, expected, actual) {
             Some((cause, _)) => cause,
             // A failure always differs somehow; one that compares equal
             // under the cause model (numbers spelled alike) is still one.
@@ -100,7 +101,8 @@ impl FailureDetail {
                 family: Some(causes::family(op)),
                 edit: "outcome differs".to_owned(),
             },
-        }
+        };
+        (cause, causes::alternative(op, expected, actual))
     }
 
     /// Where the outputs first differ, when both sides are outputs.

@@ -196,13 +196,29 @@ pub fn causes(report: &Report) -> Vec<CauseCount> {
         }
     }
     fn most_first(mut counts: Vec<(&str, usize)>) -> Vec<String> {
-        counts.sort_by(|a, b| b.1.cmp(&a.1));
+        counts.sort_by_key(|count| std::cmp::Reverse(count.1));
         counts.into_iter().map(|(key, _)| key.to_owned()).collect()
+    }
+    // A failure with two readings counts under the one more failures share.
+    let readings: Vec<(String, Option<String>)> = report
+        .failures()
+        .map(|(result, detail)| {
+            let (cause, alternative) = detail.causes(&result.op);
+            (cause.to_string(), alternative.map(|a| a.to_string()))
+        })
+        .collect();
+    let mut primary: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (cause, _) in &readings {
+        *primary.entry(cause).or_default() += 1;
     }
     let mut groups: Vec<Group> = Vec::new();
     let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for (result, detail) in report.failures() {
-        let signature = detail.cause(&result.op).to_string();
+    for ((result, detail), (cause, alternative)) in report.failures().zip(&readings) {
+        let count = |reading: &str| primary.get(reading).copied().unwrap_or(0);
+        let signature = match alternative {
+            Some(other) if count(other) > count(cause) => other.clone(),
+            _ => cause.clone(),
+        };
         let at = *index.entry(signature.clone()).or_insert_with(|| {
             groups.push(Group {
                 signature,
@@ -234,7 +250,7 @@ pub fn causes(report: &Report) -> Vec<CauseCount> {
             example: group.example.1.to_owned(),
         })
         .collect();
-    causes.sort_by(|a, b| b.count.cmp(&a.count));
+    causes.sort_by_key(|cause| std::cmp::Reverse(cause.count));
     causes
 }
 

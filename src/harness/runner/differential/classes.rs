@@ -13,6 +13,9 @@ use std::fmt;
 pub struct Signature {
     /// What identifies the class.
     pub cause: Cause,
+    /// The disagreement's other reading, if it has one
+    /// ([`causes::alternative`]).
+    pub alternative: Option<Cause>,
     /// The op of this disagreement.
     pub op: String,
     /// `output/output`, `error/output`, `output/error`, `error/error` or
@@ -39,7 +42,8 @@ pub fn signature(
     b: &Result<Outcome, String>,
     stderr: [&str; 2],
 ) -> Option<Signature> {
-    let (cause, path) = causes::cause(op, Side::of(a, stderr[0]), Side::of(b, stderr[1]))?;
+    let (side_a, side_b) = (Side::of(a, stderr[0]), Side::of(b, stderr[1]));
+    let (cause, path) = causes::cause(op, side_a, side_b)?;
     let kind = match (a, b) {
         (Ok(Outcome::Output(_)), Ok(Outcome::Output(_))) => "output/output",
         (Ok(Outcome::Error { .. }), Ok(Outcome::Error { .. })) => "error/error",
@@ -49,6 +53,7 @@ pub fn signature(
     };
     Some(Signature {
         cause,
+        alternative: causes::alternative(op, side_a, side_b),
         op: op.to_owned(),
         kind,
         path,
@@ -73,8 +78,8 @@ mod tests {
     fn one_bug_is_one_class_whatever_character_or_index_it_shows_at() {
         // runner.differential.classes
         let trimmed = |label: &str, index: usize| {
-            let mut references = vec![r#"{"label":"x"}"#.to_owned(); index];
-            references.push(format!(r#"{{"label":"{label}"}}"#));
+            let mut references = vec![r#"{"sessionId":"s","label":"x"}"#.to_owned(); index];
+            references.push(format!(r#"{{"sessionId":"s","label":"{label}"}}"#));
             format!(r#"{{"references":[{}]}}"#, references.join(","))
         };
         let first = cause_of(

@@ -351,6 +351,8 @@ pub struct Class {
     pub signature: Signature,
     /// The ops its cases came from, in the order first seen.
     pub ops: Vec<&'static str>,
+    /// The other reading all its cases share, if they do.
+    pub alternative: Option<Cause>,
     /// Cases that fell in it.
     pub count: u64,
     /// The first case numbers (at most [`CASES_KEPT`]).
@@ -442,6 +444,9 @@ pub struct Options<'a> {
     pub interrupted: Option<&'a AtomicBool>,
     /// Stop at the first disagreement (after shrinking it).
     pub first_class_only: bool,
+    /// Shrink each new class's first case (on by default; off where only
+    /// the classes and their counts matter).
+    pub shrink: bool,
 }
 
 impl Options<'_> {
@@ -453,6 +458,7 @@ impl Options<'_> {
             time_limit: None,
             interrupted: None,
             first_class_only: false,
+            shrink: true,
         }
     }
 }
@@ -802,6 +808,9 @@ pub fn run(
                     if !class.ops.contains(&planned.op) {
                         class.ops.push(planned.op);
                     }
+                    if class.alternative != mismatch.signature.alternative {
+                        class.alternative = None;
+                    }
                     if class.cases.len() < CASES_KEPT {
                         class.cases.push(case);
                     }
@@ -812,7 +821,7 @@ pub fn run(
                     let mut smallest = (input, mismatch);
                     let mut steps = 0;
                     let mut probes = 0;
-                    if tree.simplify() {
+                    if options.shrink && tree.simplify() {
                         while probes < SHRINK_PROBES && !interrupted() {
                             probes += 1;
                             let candidate = current(&*tree);
@@ -830,19 +839,19 @@ pub fn run(
                         }
                     }
                     let mut last = None;
-                    let removed =
-                        minimize::minimize(smallest.0.clone(), REMOVAL_PROBES, |candidate| {
-                            if interrupted() {
-                                return false;
+                    let budget = if options.shrink { REMOVAL_PROBES } else { 0 };
+                    let removed = minimize::minimize(smallest.0.clone(), budget, |candidate| {
+                        if interrupted() {
+                            return false;
+                        }
+                        match ask(candidate) {
+                            Verdict::Disagree(found) if found.signature.cause == target => {
+                                last = Some(*found);
+                                true
                             }
-                            match ask(candidate) {
-                                Verdict::Disagree(found) if found.signature.cause == target => {
-                                    last = Some(*found);
-                                    true
-                                }
-                                _ => false,
-                            }
-                        });
+                            _ => false,
+                        }
+                    });
                     if removed.steps > 0 {
                         steps += removed.steps;
                         if let Some(found) = last {
@@ -851,6 +860,7 @@ pub fn run(
                     }
                     index.insert(target, summary.classes.len());
                     summary.classes.push(Class {
+                        alternative: smallest.1.signature.alternative.clone(),
                         signature: smallest.1.signature.clone(),
                         ops: vec![planned.op],
                         count: 1,
@@ -877,7 +887,38 @@ pub fn run(
             break;
         }
     }
+    merge_other_readings(&mut summary.classes);
     summary
+}
+
+/// Moves each class whose cases all have another reading into the class of
+/// that reading, when that class is larger (spec `runner.causes`: a
+/// disagreement with two readings counts under the one more share).
+fn merge_other_readings(classes: &mut Vec<Class>) {
+    let mut at = 0;
+    while at < classes.len() {
+        let target = classes[at].alternative.as_ref().and_then(|other| {
+            classes.iter().position(|class| {
+                class.signature.cause == *other && class.count > classes[at].count
+            })
+        });
+        let Some(target) = target else {
+            at += 1;
+            continue;
+        };
+        let merged = classes.remove(at);
+        let target = if target > at { target - 1 } else { target };
+        let class = &mut classes[target];
+        class.count += merged.count;
+        class.cases.extend(merged.cases);
+        class.cases.sort_unstable();
+        class.cases.truncate(CASES_KEPT);
+        for op in merged.ops {
+            if !class.ops.contains(&op) {
+                class.ops.push(op);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -729,7 +729,7 @@ fn time_limits_dead_implementations_and_backtraces() {
         "{text}"
     );
     assert!(
-        text.contains("protocol at $: B implementation exited"),
+        text.contains("\n  crash: thread 'main' panicked at src/port.rs:N:N:\n"),
         "{text}"
     );
     assert!(

@@ -127,6 +127,14 @@ pub fn cause(op: &str, expected: Side, actual: Side) -> Option<(Cause, String)> 
             };
             Some((Cause { family, edit }, path))
         }
+        (expected, Side::Failure { problem, stderr }) => {
+            let mut edit = failure(problem, stderr);
+            if let Side::Failure { problem, stderr } = expected {
+                edit = format!("A: {}; B: {edit}", failure(problem, stderr));
+            }
+            any(edit)
+        }
+        (Side::Failure { problem, stderr }, _) => any(format!("A: {}", failure(problem, stderr))),
         (Side::Error(x), Side::Error(y)) if x == y => None,
         (Side::Error(code), _) | (_, Side::Error(code))
             if CONVERSATION_ERRORS.contains(&code) && family(op) == "snapshot" =>
@@ -137,14 +145,6 @@ pub fn cause(op: &str, expected: Side, actual: Side) -> Option<(Cause, String)> 
             any(format!("error {code} not raised"))
         }
         (Side::Output(_), Side::Error(_)) => Some((unexpected_error(op), "$".to_owned())),
-        (expected, Side::Failure { problem, stderr }) => {
-            let mut edit = failure(problem, stderr);
-            if let Side::Failure { problem, stderr } = expected {
-                edit = format!("A: {}; B: {edit}", failure(problem, stderr));
-            }
-            any(edit)
-        }
-        (Side::Failure { problem, stderr }, _) => any(format!("A: {}", failure(problem, stderr))),
     }
 }
 
@@ -285,8 +285,12 @@ impl Found {
             || whole_against_null
     }
 
-    /// What makes two edits one cause (within one op family).
+    /// What makes two edits one cause (within one op family): edits of a
+    /// conversation are one.
     fn key(&self) -> String {
+        if self.is_conversation() {
+            return conversation_cause().edit;
+        }
         if self.kind.is_global() {
             return self.kind.to_string();
         }
@@ -1137,6 +1141,13 @@ mod tests {
         assert_eq!(
             show(Side::Output(&out), crash("")).as_deref(),
             Some("crash: implementation exited (exit status: N) without answering")
+        );
+        // A crash is a crash whatever was expected.
+        assert_eq!(
+            cause("prepare", Side::Error("INTERNAL"), crash("boom 1"))
+                .map(|(c, _)| c.to_string())
+                .as_deref(),
+            Some("crash: boom N")
         );
         let hang = Side::Failure {
             problem: "no answer within 10s",

@@ -1,6 +1,6 @@
 //! Disagreement classes (spec `runner.differential.classes`): each
 //! disagreement is sorted by its cause, named by the cause model of
-//! `conformance` (spec `runner.causes`, [`causes`](super::super::causes)),
+//! `conformance` (spec `runner.causes`, [`causes`]),
 //! with A's answer in the place of the expectation: one bug of a port gives
 //! one class, whichever op, path or character it shows through.
 

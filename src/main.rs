@@ -86,6 +86,10 @@ enum Command {
         /// Print every vector, not only failures.
         #[arg(short, long)]
         verbose: bool,
+        /// Let the implementation inherit RUST_BACKTRACE (default: removed,
+        /// so that a crash costs a panic message, not a backtrace).
+        #[arg(long)]
+        backtrace: bool,
     },
     /// Print a vector (input, expected outcome, features, required
     /// capabilities) with the text of each rule it cites.
@@ -263,6 +267,7 @@ struct ConformanceRun {
     baseline: Option<PathBuf>,
     write_baseline: Option<PathBuf>,
     verbose: bool,
+    backtrace: bool,
 }
 
 /// Ends the adapter as soon as no one can read its answers: the reader of
@@ -317,6 +322,7 @@ fn main() -> ExitCode {
             baseline,
             write_baseline,
             verbose,
+            backtrace,
         } => conformance(ConformanceRun {
             implementation,
             selection: Selection {
@@ -330,6 +336,7 @@ fn main() -> ExitCode {
             baseline,
             write_baseline,
             verbose,
+            backtrace,
         }),
         Command::Show { id, vectors } => show(&id, vectors.as_deref()),
         Command::Vectors {
@@ -634,7 +641,7 @@ fn conformance(run: ConformanceRun) -> ExitCode {
             (report, Subject::Profiles { profiles })
         }
         Some(command) => {
-            let mut subject = External::new(command, run.timeout);
+            let mut subject = External::new(command, run.timeout).with_backtraces(run.backtrace);
             let description = match subject.describe() {
                 Ok(description) => description,
                 Err(problem) => {
@@ -715,7 +722,10 @@ fn conformance(run: ConformanceRun) -> ExitCode {
             }
         }
     }
+    // Writing a baseline records the failures; it is not a verdict on them
+    // (spec `runner.baseline`).
     let passed = match &compared {
+        _ if run.write_baseline.is_some() => true,
         Some(compared) => compared.new.is_empty(),
         None => report.failed() == 0,
     };
@@ -757,10 +767,6 @@ fn differential(run: DifferentialRun) -> ExitCode {
             .with_backtraces(run.backtrace)
             .quiet()
     };
-    let mut first: Box<dyn Implementation> = match &run.a {
-        Some(command) => Box::new(external(command)),
-        None => Box::new(BuiltIn(Generation::Newest)),
-    };
     let mut second = external(&run.b);
     let describe = |name: &str, implementation: &mut dyn Implementation| {
         implementation.describe().map_err(|problem| {
@@ -772,15 +778,32 @@ fn differential(run: DifferentialRun) -> ExitCode {
             ExitCode::from(2)
         })
     };
-    let (description_a, description_b) =
-        match (describe("A", first.as_mut()), describe("B", &mut second)) {
-            (Ok(a), Ok(b)) => (a, b),
-            (Err(code), _) | (_, Err(code)) => return code,
-        };
+    let description_b = match describe("B", &mut second) {
+        Ok(description) => description,
+        Err(code) => return code,
+    };
+    // Without --a, the reference in the generation B implements.
+    let (mut first, chosen): (Box<dyn Implementation>, Option<Generation>) = match &run.a {
+        Some(command) => (Box::new(external(command)), None),
+        None => {
+            let generation = differential::reference_generation(&description_b);
+            (Box::new(BuiltIn(generation)), Some(generation))
+        }
+    };
+    let description_a = match describe("A", first.as_mut()) {
+        Ok(description) => description,
+        Err(code) => return code,
+    };
     let human = run.format == Format::Human;
     let plan = differential::plan(&description_a, &description_b, run.ops.as_deref());
     if human {
         say!("A: {description_a}");
+        if let Some(generation) = chosen {
+            say!(
+                "A is the reference in its {} generation, the one B's features are from (--a chooses another)",
+                generation.name()
+            );
+        }
         say!("B: {description_b}");
         let compared: Vec<&str> = plan.ops.iter().map(|planned| planned.op).collect();
         say!("compared: {}", compared.join(", "));

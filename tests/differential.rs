@@ -767,4 +767,82 @@ fn time_limits_dead_implementations_and_backtraces() {
         &["--cases", "30", "--ops", "uri/encode", "--backtrace"],
     );
     assert_eq!(code, Some(2), "with --backtrace the variable is passed on");
+
+    // runner.exit-status: conformance does not pass it on either, unless
+    // --backtrace.
+    let conformance = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_dsh-session-reference"))
+            .args([
+                "conformance",
+                "--impl",
+                &fixture_port(guard),
+                "--filter",
+                "uri.encode.ascii",
+            ])
+            .args(extra)
+            .env("RUST_BACKTRACE", "1")
+            .output()
+            .expect("run conformance")
+            .status
+            .code()
+    };
+    assert_eq!(conformance(&[]), Some(0));
+    assert_eq!(conformance(&["--backtrace"]), Some(2));
+}
+
+/// runner.differential: without --a, A is the reference in the generation
+/// B's features come from, so a port of rc.8 is compared on every query.
+#[test]
+fn the_reference_generation_follows_b() {
+    let binary = env!("CARGO_BIN_EXE_dsh-session-reference");
+    let run = |b: &str| {
+        let output = Command::new(binary)
+            .args([
+                "differential",
+                "--b",
+                b,
+                "--cases",
+                "60",
+                "--ops",
+                "candidates/list",
+            ])
+            .output()
+            .expect("run differential");
+        assert_eq!(output.status.code(), Some(0));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let rc8 = run(&format!("{binary} adapter --generation rc8"));
+    assert!(
+        rc8.contains("A is the reference in its rc8 generation"),
+        "{rc8}"
+    );
+    assert!(
+        !rc8.contains("generations differ for candidates/list"),
+        "{rc8}"
+    );
+    let newest = run(&format!("{binary} adapter"));
+    assert!(
+        newest.contains("A is the reference in its newest generation"),
+        "{newest}"
+    );
+    // Compared on non-empty queries: both in rc.8, requests use the v1 scope.
+    let newest_b = describe(Generation::Newest);
+    let rc8_b = describe(Generation::Rc8);
+    assert_eq!(differential::reference_generation(&rc8_b), Generation::Rc8);
+    assert_eq!(
+        differential::reference_generation(&newest_b),
+        Generation::Newest
+    );
+    let plan = plan(&rc8_b, &rc8_b, Some(&["candidates/list".to_owned()]));
+    assert!(plan.mixed.is_empty());
+    let queries = planned_inputs(&plan, "candidates/list", 200)
+        .into_iter()
+        .filter(|input| {
+            input
+                .get("query")
+                .and_then(Json::as_string)
+                .is_some_and(|query| !query.is_empty())
+        })
+        .count();
+    assert!(queries > 20, "{queries} non-empty queries of 200");
 }

@@ -106,7 +106,8 @@ fn a_baseline_passes_known_failures_and_catches_new_and_fixed_ones() {
         ],
         true,
     );
-    assert_eq!(written.status.code(), Some(1));
+    // Recording the baseline is not a verdict: exit 0, whatever failed.
+    assert_eq!(written.status.code(), Some(0), "{}", stdout(&written));
     let text = std::fs::read_to_string(&baseline).expect("baseline written");
     let ids: Vec<&str> = text
         .lines()

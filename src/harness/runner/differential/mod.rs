@@ -11,6 +11,7 @@ use super::causes::Cause;
 use super::diff;
 use super::report::{actual_json, raw};
 use super::vectors::{LONE_SURROGATES, OPTIONAL_SEQ};
+use crate::config::Generation;
 use crate::js::json::Json;
 use crate::js::JsString;
 use crate::protocol::wire::Outcome;
@@ -47,6 +48,24 @@ const OPS: &[(&str, &str, &str)] = &[
     ("files/format", "files", "files"),
     ("files/list", "files", "files"),
 ];
+
+/// The generation of the reference to compare `b` with (spec
+/// `runner.differential`): rc.8's when `b` declares a feature only rc.8
+/// defines and none only the newest defines, else the newest.
+pub fn reference_generation(b: &Description) -> Generation {
+    let only_in = |one: Generation, other: Generation| {
+        b.features.iter().any(|feature| {
+            one.features().contains(&feature.as_str())
+                && !other.features().contains(&feature.as_str())
+        })
+    };
+    if only_in(Generation::Rc8, Generation::Newest) && !only_in(Generation::Newest, Generation::Rc8)
+    {
+        Generation::Rc8
+    } else {
+        Generation::Newest
+    }
+}
 
 /// The op names the command can generate.
 pub fn known_ops() -> impl Iterator<Item = &'static str> {

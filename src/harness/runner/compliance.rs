@@ -748,6 +748,26 @@ impl Matrix {
         out.push_str("</div>\n</section>\n");
     }
 
+    /// One counts cell per implementation, in column order.
+    fn count_cells(&self, out: &mut String, counts: impl Iterator<Item = Counts>) {
+        for (implementation, counts) in self.implementations.iter().zip(counts) {
+            cell_open(out, &implementation.name, &counts);
+            out.push_str(&cell_label(&counts));
+            out.push_str("</td>");
+        }
+    }
+
+    /// The implementations' column headers.
+    fn column_headers(&self, out: &mut String) {
+        for implementation in &self.implementations {
+            let _ = write!(
+                out,
+                "<th scope=\"col\" data-implementation=\"{0}\">{0}</th>",
+                escape(&implementation.name)
+            );
+        }
+    }
+
     fn html_areas(&self, out: &mut String) {
         out.push_str("<section aria-labelledby=\"areas\">\n<h2 id=\"areas\">Areas</h2>\n");
         out.push_str(
@@ -758,13 +778,7 @@ impl Matrix {
             "<div class=\"scroll\" role=\"region\" aria-label=\"Areas by implementation\" tabindex=\"0\">\n\
              <table class=\"areas\">\n<thead>\n<tr><th scope=\"col\">area</th>",
         );
-        for implementation in &self.implementations {
-            let _ = write!(
-                out,
-                "<th scope=\"col\" data-implementation=\"{0}\">{0}</th>",
-                escape(&implementation.name)
-            );
-        }
+        self.column_headers(out);
         out.push_str("</tr>\n</thead>\n<tbody>\n");
         for area in &self.areas {
             let _ = write!(
@@ -774,20 +788,11 @@ impl Matrix {
                 escape(&area.name),
                 rules_count(area.rules.len())
             );
-            for (implementation, cell) in self.implementations.iter().zip(&area.cells) {
-                cell_open(out, &implementation.name, &cell.counts);
-                out.push_str(&cell_label(&cell.counts));
-                out.push_str("</td>");
-            }
+            self.count_cells(out, area.cells.iter().map(|cell| cell.counts));
             out.push_str("</tr>\n");
         }
         out.push_str("</tbody>\n<tfoot>\n<tr class=\"totals\"><th scope=\"row\">all vectors</th>");
-        for implementation in &self.implementations {
-            let totals = implementation.totals();
-            cell_open(out, &implementation.name, &totals);
-            out.push_str(&cell_label(&totals));
-            out.push_str("</td>");
-        }
+        self.count_cells(out, self.implementations.iter().map(Implementation::totals));
         out.push_str("</tr>\n</tfoot>\n</table>\n</div>\n</section>\n");
     }
 
@@ -838,20 +843,9 @@ impl Matrix {
         out.push_str(
             "<div class=\"scroll\" role=\"region\" aria-label=\"Rules by implementation\" tabindex=\"0\">\n<table class=\"matrix\">\n<thead>\n<tr><th scope=\"col\">rule</th>",
         );
-        for implementation in &self.implementations {
-            let _ = write!(
-                out,
-                "<th scope=\"col\" data-implementation=\"{0}\">{0}</th>",
-                escape(&implementation.name)
-            );
-        }
+        self.column_headers(out);
         out.push_str("</tr>\n<tr class=\"totals\"><th scope=\"row\">all vectors</th>");
-        for implementation in &self.implementations {
-            let totals = implementation.totals();
-            cell_open(out, &implementation.name, &totals);
-            out.push_str(&cell_label(&totals));
-            out.push_str("</td>");
-        }
+        self.count_cells(out, self.implementations.iter().map(Implementation::totals));
         out.push_str("</tr>\n</thead>\n");
         for area in &self.areas {
             let _ = write!(
@@ -860,11 +854,7 @@ impl Matrix {
                 escape(&area.name),
                 rules_count(area.rules.len())
             );
-            for (implementation, cell) in self.implementations.iter().zip(&area.cells) {
-                cell_open(out, &implementation.name, &cell.counts);
-                out.push_str(&cell_label(&cell.counts));
-                out.push_str("</td>");
-            }
+            self.count_cells(out, area.cells.iter().map(|cell| cell.counts));
             out.push_str("</tr>\n");
             for rule in &area.rules {
                 let _ = write!(

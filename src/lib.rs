@@ -15,6 +15,7 @@
 //! | a host using session references | `dsh-session-reference = { version = "0.1", default-features = false }` | the reference library alone: base64, ryu-js, memchr and rustc-hash, nothing else |
 //! | a host moving values through serde | `… default-features = false, features = ["serde"]` | `Serialize`/`Deserialize` for [`JsString`], [`Json`], mention references, retention stats, candidates, errors |
 //! | a Rust port's conformance adapter | `… default-features = false` | the protocol kit, [`protocol::kit`]: requests read with exact JavaScript strings, an answer per op, `UNSUPPORTED` for the rest (template: `conformance/adapters/rust/`) |
+//! | a Rust port on serde types | `… default-features = false, features = ["serde_json"]` | the kit's serde handlers, `Adapter::op_serde`: the port's own request and answer types, ill-typed inputs answered by the kit (example: `conformance/adapters/rust-serde/`) |
 //! | a CI job checking a port | `cargo install dsh-session-reference` | the `dsh-session-reference` binary: the conformance suite (embedded), `differential`, baselines and reports |
 //!
 //! The default feature `harness` adds the conformance harness (`harness`

@@ -341,9 +341,11 @@ fn ops_one_side_lacks_are_left_out_and_named() {
         ops,
         left_out,
         lone_surrogates,
+        dynamic_inputs,
         ..
     } = plan(&newest, &uri_only, None);
     assert!(!lone_surrogates, "one side lacks the capability");
+    assert!(!dynamic_inputs, "one side lacks the capability");
     let ops: Vec<&str> = ops.iter().map(|planned| planned.op).collect();
     assert_eq!(ops, ["uri/encode", "uri/decode"]);
     assert_eq!(left_out.len(), 12);
@@ -406,7 +408,11 @@ fn requests_stay_inside_what_both_declare() {
             optional_seq: false
         }
     );
-    assert_eq!(narrow.narrowed().len(), 3);
+    assert_eq!(narrow.narrowed().len(), 4);
+    assert!(
+        !narrow.dynamic_inputs,
+        "the newer build declares no capability"
+    );
     let wide = plan(&newest, &newest, None);
     assert_eq!(wide.reach, Reach::ALL);
     assert!(wide.narrowed().is_empty());
@@ -706,6 +712,36 @@ fn differential_cli(b: &str, extra: &[&str]) -> (Option<i32>, String) {
         output.status.code(),
         String::from_utf8_lossy(&output.stdout).into_owned(),
     )
+}
+
+/// A port that does not declare `dynamic-inputs` gets no request with an
+/// input member of another JSON type than the protocol declares (spec
+/// `protocol.input-types`): the candidate generator's `limit: "3"` and
+/// configuration members of other types are counted apart, not sent.
+#[test]
+fn typed_ports_get_no_ill_typed_inputs() {
+    let (code, text) = differential_cli(
+        &fixture_port("WELL_FORMED_TYPED=1"),
+        &["--ops", "candidates/list", "--cases", "400", "--seed", "3"],
+    );
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("inputs: every typed member of its declared JSON type, other requests not sent (the capability dynamic-inputs is not declared by both)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "more cases not compared: a lone surrogate in an answer or an ill-typed input member"
+        ),
+        "{text}"
+    );
+    // Declaring it, the same run sends them.
+    let (code, text) = differential_cli(
+        &fixture_port(""),
+        &["--ops", "candidates/list", "--cases", "400", "--seed", "3"],
+    );
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("inputs: every typed member"), "{text}");
 }
 
 #[test]

@@ -11,6 +11,7 @@
 //! not compile.
 
 pub mod checks;
+pub mod commands;
 pub mod runner;
 pub mod spec;
 pub mod strategies;

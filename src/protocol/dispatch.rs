@@ -26,13 +26,16 @@ pub const NAME: &str = "dsh-session-reference";
 /// takes model lookups that fail (`models` entries `{"lookupError"}`, spec
 /// `prepare.budget.lookup-failed`), cancellation at a stage (`cancel:
 /// {"onRead" | "onSave"}`, spec `prepare.cancel.stage`) and message ids
-/// kept through the pre-step (`keepIds`, spec `pre-step.ids`).
+/// kept through the pre-step (`keepIds`, spec `pre-step.ids`); and it reads
+/// every input member as upstream does, of whatever JSON type
+/// (`dynamic-inputs`, spec `protocol.input-types`).
 pub const CAPABILITIES: &[&str] = &[
     "lone-surrogates",
     "optional-seq",
     "model-lookup-errors",
     "staged-cancel",
     "message-ids",
+    "dynamic-inputs",
 ];
 
 /// The output of `describe` for `generation`: `{name, version, features,

@@ -2,10 +2,13 @@
 //! line in, one JSON response a line out. [`wire`] holds the message types,
 //! [`dispatch`] answers requests with the reference implementation,
 //! [`server`] is the stdin/stdout loop behind `dsh-session-reference
-//! adapter`, and [`kit`] lets a Rust port serve its own ops through the same
-//! loop.
+//! adapter`, [`kit`] lets a Rust port serve its own ops, and [`input_types`]
+//! says which input members a typed port declares with one JSON type (spec
+//! `protocol.input-types`). Imports go one way: `server` → `dispatch` →
+//! `kit` → `input_types`, `wire`.
 
 pub mod dispatch;
+pub mod input_types;
 pub mod kit;
 pub mod server;
 pub mod wire;

@@ -1,6 +1,7 @@
 //! The adapter loop: one request a line in, one answer a line out (spec
 //! `protocol.framing`). [`serve`] runs it with the reference; the
-//! [`kit`](super::kit) runs it with a port's own ops.
+//! [`kit`](super::kit) has its own, which hands typed handlers the raw
+//! input text.
 
 use super::dispatch;
 use super::wire::{Outcome, Request, Response};
@@ -16,20 +17,12 @@ pub fn serve(generation: Generation, input: impl BufRead, output: impl Write) ->
 }
 
 /// Answers each request line of `input` with `answer(op, input)` on
-/// `output` until `input` closes. Requests are read with exact JavaScript
-/// strings (lone surrogates kept), blank lines are skipped, a line that is
-/// not a request is answered `INTERNAL` with `id: null`, and every answer is
-/// flushed as soon as it is written, so a runner never waits on a buffer.
-pub fn serve_with(
-    input: impl BufRead,
-    output: impl Write,
-    mut answer: impl FnMut(&str, &crate::Json) -> Outcome,
-) -> io::Result<()> {
-    serve_taking(input, output, |op, request_input| answer(op, request_input))
-}
-
-/// [`serve_with`] whose `answer` may take parts of the request's input
-/// (see [`dispatch::handle_taking`]). The request and its answer are
+/// `output` until `input` closes; `answer` may take parts of the request's
+/// input (see [`dispatch::handle_taking`]). Requests are read with exact
+/// JavaScript strings (lone surrogates kept), blank lines are skipped, a
+/// line that is not a request is answered `INTERNAL` with `id: null`, and
+/// every answer is flushed as soon as it is written, so a runner never
+/// waits on a buffer. The request and its answer are
 /// dropped only after the answer is flushed: freeing a request of megabytes
 /// takes milliseconds that the runner need not wait for.
 ///

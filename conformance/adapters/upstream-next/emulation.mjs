@@ -473,7 +473,7 @@ export const v2Ops = {
       "candidates-v2",
       "candidates-fuzzy",
     ],
-    capabilities: ["lone-surrogates", "optional-seq", "model-lookup-errors", "staged-cancel", "message-ids"],
+    capabilities: ["lone-surrogates", "optional-seq", "model-lookup-errors", "staged-cancel", "message-ids", "dynamic-inputs"],
   }),
   "candidates/list": (input) => listCandidatesV2(input, input.limit),
   "candidates/remote": (input) => remoteCandidatesV2(input),

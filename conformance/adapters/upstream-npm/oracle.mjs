@@ -269,7 +269,9 @@ export const v1Ops = {
     // capturedThroughSeq as absent (protocol.capabilities). rc.8 never looks
     // up a model (its budget is fixed), so a failing lookup is taken by
     // ignoring it; staged cancellation and kept ids drive rc.8's own code.
-    capabilities: ["lone-surrogates", "optional-seq", "model-lookup-errors", "staged-cancel", "message-ids"],
+    // Inputs reach rc.8 as JSON.parse builds them, of any type
+    // (dynamic-inputs, protocol.input-types).
+    capabilities: ["lone-surrogates", "optional-seq", "model-lookup-errors", "staged-cancel", "message-ids", "dynamic-inputs"],
   }),
   // rc.8 discovery: listCandidates / remoteExportCandidates.
   ...candidateOps,

@@ -9,6 +9,7 @@
 use crate::harness::embedded::VECTOR_FILES as EMBEDDED_VECTORS;
 use crate::js::json::{self, Json};
 use crate::js::JsString;
+use crate::protocol::input_types;
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::fmt;
@@ -424,7 +425,9 @@ pub const MESSAGE_IDS: &str = "message-ids";
 /// types `capturedThroughSeq` as required cannot read a snapshot without
 /// it (`optional-seq`); and an implementation that does not know the
 /// protocol's later optional members would silently misread them
-/// (`model-lookup-errors`, `staged-cancel`, `message-ids`).
+/// (`model-lookup-errors`, `staged-cancel`, `message-ids`); a typed port
+/// cannot decode an input member of another JSON type than the protocol
+/// declares (`dynamic-inputs`, spec `protocol.input-types`).
 pub fn required_capabilities(op: &str, input: &Json, expect: &Json) -> Vec<String> {
     let mut needed = Vec::new();
     if input.has_lone_surrogate() || expect.has_lone_surrogate() {
@@ -450,6 +453,9 @@ pub fn required_capabilities(op: &str, input: &Json, expect: &Json) -> Vec<Strin
     }
     if op == "pre-step" && input.get("keepIds") == Some(&Json::Bool(true)) {
         needed.push(MESSAGE_IDS.to_owned());
+    }
+    if input_types::needs_dynamic_inputs(op, input) {
+        needed.push(input_types::DYNAMIC_INPUTS.to_owned());
     }
     needed
 }

@@ -95,7 +95,9 @@ fn retain(input: &Json) -> OpResult {
     let max_bytes = input
         .get("maxBytes")
         .and_then(positive_safe_integer)
-        .ok_or_else(|| Failure::Internal("input.maxBytes must be a positive safe integer".into()))?;
+        .ok_or_else(|| {
+            Failure::Internal("input.maxBytes must be a positive safe integer".into())
+        })?;
     let Some(retained) = retention::retain(
         &snapshot,
         label.units(),

@@ -14,6 +14,7 @@ use super::vectors::{LONE_SURROGATES, OPTIONAL_SEQ};
 use crate::config::Generation;
 use crate::js::json::Json;
 use crate::js::JsString;
+use crate::protocol::input_types::{self, DYNAMIC_INPUTS};
 use crate::protocol::wire::Outcome;
 use classes::Signature;
 use proptest::strategy::{Strategy, ValueTree};
@@ -94,6 +95,10 @@ pub struct Plan {
     /// surrogates, and answers holding them are compared (spec
     /// `protocol.capabilities`).
     pub lone_surrogates: bool,
+    /// Both declare the capability `dynamic-inputs`: requests may have an
+    /// input member of another JSON type than the protocol declares (spec
+    /// `protocol.input-types`); otherwise such a request is not sent.
+    pub dynamic_inputs: bool,
     /// What else both declare, which widens the requests (features
     /// `candidates-fuzzy` and `config-fraction-type`, capability
     /// `optional-seq`).
@@ -120,6 +125,9 @@ impl Plan {
         if !self.reach.optional_seq {
             lines.push("snapshots: capturedThroughSeq always present (the capability optional-seq is not declared by both)");
         }
+        if !self.dynamic_inputs {
+            lines.push("inputs: every typed member of its declared JSON type, other requests not sent (the capability dynamic-inputs is not declared by both)");
+        }
         lines
     }
 }
@@ -136,6 +144,7 @@ pub fn plan(a: &Description, b: &Description, only: Option<&[String]>) -> Plan {
     let both = |feature: &str| has(a, feature) && has(b, feature);
     let mut plan = Plan {
         lone_surrogates: capable(LONE_SURROGATES),
+        dynamic_inputs: capable(DYNAMIC_INPUTS),
         reach: Reach {
             fuzzy: both("candidates-fuzzy"),
             fraction_types: both("config-fraction-type"),
@@ -420,8 +429,9 @@ pub struct Summary {
     pub agreed: u64,
     /// Per op: (agreed, compared).
     pub per_op: BTreeMap<&'static str, (u64, u64)>,
-    /// Cases not compared because an answer held a lone surrogate and one
-    /// side lacks the capability (not counted in `cases`).
+    /// Cases not compared because one side lacks a capability they need:
+    /// an answer held a lone surrogate, or the input had an ill-typed
+    /// member (not counted in `cases`).
     pub beyond_capability: u64,
     /// The classes, in the order they were found.
     pub classes: Vec<Class>,
@@ -435,7 +445,7 @@ impl Summary {
         let mut line = format!("agree {}/{}", self.agreed, self.cases);
         if self.beyond_capability > 0 {
             line.push_str(&format!(
-                " ({} more cases not compared: an answer held a lone surrogate)",
+                " ({} more cases not compared: a lone surrogate in an answer or an ill-typed input member, and one side lacks the capability)",
                 self.beyond_capability
             ));
         }
@@ -763,12 +773,18 @@ pub fn run(
             continue;
         };
         let lone_surrogates = plan.lone_surrogates;
+        let dynamic_inputs = plan.dynamic_inputs;
         let dead_side: RefCell<Option<String>> = RefCell::new(None);
         // Without the capability on both sides, requests are made
         // well-formed, and a case whose answer holds a lone surrogate
         // anyway (decoded from an escape, or cut from a pair) is outside
         // the domain both implement.
         let mut ask = |input: &Json| -> Verdict {
+            // A typed port cannot decode an ill-typed member: outside the
+            // domain both implement unless both declare dynamic-inputs.
+            if !dynamic_inputs && input_types::needs_dynamic_inputs(planned.op, input) {
+                return Verdict::Beyond;
+            }
             let answer_a = a.call(planned.op, input);
             let stderr_a = a.take_stderr();
             let answer_b = b.call(planned.op, input);

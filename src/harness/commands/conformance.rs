@@ -1,0 +1,282 @@
+//! `conformance`: the suite run against an implementation (the reference
+//! in each generation when none is given), told as lines for a person or
+//! one JSON object, with an optional JUnit file and baseline (spec
+//! `runner.reports`, `runner.baseline`, `runner.exit-status`).
+
+use super::output::say;
+use super::vectors::load;
+use super::{Exit, Format};
+use crate::config::Generation;
+use crate::harness::runner::adapter::{BuiltIn, External, Implementation};
+use crate::harness::runner::report::Subject;
+use crate::harness::runner::vectors::Vector;
+use crate::harness::runner::{self, baseline, report, Selection, Status, VectorResult};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The arguments of `conformance`; their doc comments are its `--help` text.
+#[derive(clap::Args)]
+pub struct ConformanceArgs {
+    /// Command that starts an adapter speaking the protocol on stdin/stdout.
+    #[arg(long = "impl")]
+    implementation: Option<String>,
+    /// Run only vectors whose id matches (substring, or `*` wildcards;
+    /// repeatable).
+    #[arg(long)]
+    filter: Vec<String>,
+    /// Run only vectors of these features (comma-separated), among those
+    /// the implementation declares.
+    #[arg(long, value_delimiter = ',')]
+    features: Option<Vec<String>>,
+    /// How to print the results: lines for a person, or one JSON object.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Also write a JUnit XML report to this file.
+    #[arg(long)]
+    junit: Option<PathBuf>,
+    /// Seconds to wait for each answer.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: u64,
+    /// Directory of vector files (default: the suite embedded in this
+    /// binary).
+    #[arg(long)]
+    vectors: Option<PathBuf>,
+    /// Known failures, one vector id per line: exit 0 when every
+    /// failure is listed, 1 on any other; listed vectors that pass are
+    /// named, to be removed.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// Write the ids of the failed vectors to this file, as a baseline.
+    #[arg(long)]
+    write_baseline: Option<PathBuf>,
+    /// Print every vector, not only failures.
+    #[arg(short, long)]
+    verbose: bool,
+    /// Let the implementation inherit RUST_BACKTRACE (default: removed,
+    /// so that a crash costs a panic message, not a backtrace).
+    #[arg(long)]
+    backtrace: bool,
+}
+
+/// What `conformance` was asked to do.
+struct ConformanceRun {
+    implementation: Option<String>,
+    selection: Selection,
+    format: Format,
+    junit: Option<PathBuf>,
+    timeout: Duration,
+    vectors: Option<PathBuf>,
+    baseline: Option<PathBuf>,
+    write_baseline: Option<PathBuf>,
+    verbose: bool,
+    backtrace: bool,
+}
+
+/// How many failing rules the human report lists at its end.
+const FAILING_RULES_SHOWN: usize = 10;
+
+/// Runs the suite as `args` ask, prints the results, and tells whether
+/// anything failed (outside the baseline, when one is given).
+pub fn run(args: ConformanceArgs) -> Exit {
+    let ConformanceArgs {
+        implementation,
+        filter,
+        features,
+        format,
+        junit,
+        timeout,
+        vectors,
+        baseline,
+        write_baseline,
+        verbose,
+        backtrace,
+    } = args;
+    conformance(ConformanceRun {
+        implementation,
+        selection: Selection {
+            filters: filter,
+            features,
+        },
+        format,
+        junit,
+        timeout: Duration::from_secs(timeout),
+        vectors,
+        baseline,
+        write_baseline,
+        verbose,
+        backtrace,
+    })
+}
+
+/// The command line that runs `run`'s implementation again, for the
+/// "alone:" hint of each failure.
+fn rerun_command(run: &ConformanceRun) -> String {
+    let mut command = "dsh-session-reference conformance".to_owned();
+    if let Some(implementation) = &run.implementation {
+        command.push_str(&format!(" --impl {}", shell_quote(implementation)));
+    }
+    if let Some(dir) = &run.vectors {
+        command.push_str(&format!(
+            " --vectors {}",
+            shell_quote(&dir.display().to_string())
+        ));
+    }
+    command
+}
+
+fn shell_quote(text: &str) -> String {
+    if text
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,".contains(&b))
+    {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+fn conformance(run: ConformanceRun) -> Exit {
+    let suite = match load(run.vectors.as_deref()) {
+        Ok(suite) => suite,
+        Err(code) => return code,
+    };
+    let listed = match &run.baseline {
+        None => None,
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|error| error.to_string())
+            .and_then(|text| baseline::parse(&text))
+        {
+            Ok(listed) => Some(listed),
+            Err(problem) => {
+                eprintln!("cannot read baseline {}: {problem}", path.display());
+                return Exit::Unusable;
+            }
+        },
+    };
+    let base = std::env::current_dir().unwrap_or_default();
+    let human = run.format == Format::Human;
+    if human {
+        say!("suite: {}", suite.version);
+    }
+    let rerun = rerun_command(&run);
+    let show = |_: &Vector, result: &VectorResult| match &result.status {
+        Status::Failed(detail) if human => {
+            say!("{}", report::failure_block(result, detail, &base, &rerun));
+        }
+        Status::Passed if human && run.verbose => say!("ok   {}", result.id),
+        _ => {}
+    };
+    let (report, implementation) = match &run.implementation {
+        None => {
+            let mut profiles = Vec::new();
+            for generation in Generation::ALL {
+                let description = match BuiltIn(generation).describe() {
+                    Ok(description) => description,
+                    Err(problem) => {
+                        eprintln!("describe failed: {problem}");
+                        return Exit::Unusable;
+                    }
+                };
+                if human {
+                    say!("implementation: {description}");
+                }
+                profiles.push(description);
+            }
+            let report = runner::run_reference(&suite, &run.selection, show);
+            (report, Subject::Profiles { profiles })
+        }
+        Some(command) => {
+            let mut subject = External::new(command, run.timeout).with_backtraces(run.backtrace);
+            let description = match subject.describe() {
+                Ok(description) => description,
+                Err(problem) => {
+                    eprintln!("describe failed: {problem}");
+                    return Exit::Unusable;
+                }
+            };
+            if human {
+                say!("implementation: {description}");
+            }
+            let report = runner::run(&suite, &mut subject, &description, &run.selection, show);
+            (report, Subject::One(description))
+        }
+    };
+    if let Some(path) = &run.write_baseline {
+        if let Err(error) = std::fs::write(path, baseline::write(&report)) {
+            eprintln!("cannot write {}: {error}", path.display());
+            return Exit::Unusable;
+        }
+    }
+    if let Some(path) = &run.junit {
+        let xml = report::to_junit(
+            &report,
+            "dsh-session-reference conformance",
+            &suite.version,
+            &base,
+        );
+        if let Err(error) = std::fs::write(path, xml) {
+            eprintln!("cannot write {}: {error}", path.display());
+            return Exit::Unusable;
+        }
+    }
+    let compared = listed
+        .as_ref()
+        .map(|listed| baseline::compare(&report, &suite, listed));
+    if human {
+        if let Some(skips) = report::skip_breakdown(&report) {
+            say!("{skips}");
+        }
+        if let Some(rules) = report::failing_rules_line(&report, FAILING_RULES_SHOWN) {
+            say!("{rules}");
+        }
+        if let Some(causes) = report::causes_block(&report) {
+            say!("{causes}");
+        }
+        if let Some(compared) = &compared {
+            say!(
+                "baseline: {} known failures, {} new",
+                compared.known.len(),
+                compared.new.len()
+            );
+            for id in &compared.new {
+                say!("new failure (not in the baseline): {id}");
+            }
+            for id in &compared.fixed {
+                say!("fixed: remove from the baseline: {id}");
+            }
+            for id in &compared.unknown {
+                say!("unknown id in the baseline (not in this suite): {id}");
+            }
+        }
+        say!("{}", report.summary());
+    } else {
+        let inputs = |id: &str| suite.find(id).map(|(_, vector)| vector.input.clone());
+        let json_report = report::to_json(
+            &report,
+            suite.version.clone(),
+            implementation,
+            compared.clone(),
+            &inputs,
+            &base,
+        );
+        match serde_json::to_string(&json_report) {
+            Ok(text) => say!("{text}"),
+            Err(error) => {
+                eprintln!("cannot write the JSON report: {error}");
+                return Exit::Unusable;
+            }
+        }
+    }
+    // Writing a baseline records the failures; it is not a verdict on them
+    // (spec `runner.baseline`).
+    let passed = match &compared {
+        _ if run.write_baseline.is_some() => true,
+        Some(compared) => compared.new.is_empty(),
+        None => report.failed() == 0,
+    };
+    if passed {
+        Exit::Success
+    } else {
+        Exit::Failed
+    }
+}

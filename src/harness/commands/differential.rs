@@ -1,0 +1,274 @@
+//! `differential`: the same seeded random requests sent to two
+//! implementations, and where they disagree reported one class per likely
+//! cause (spec `runner.differential`; the testing itself is
+//! [`runner::differential`](crate::harness::runner::differential)'s), told
+//! as blocks for a person or as one JSON object.
+
+use super::output::say;
+use super::{Exit, Format};
+use crate::config::Generation;
+use crate::harness::runner::adapter::{BuiltIn, External, Implementation};
+use crate::harness::runner::differential;
+use crate::js::json;
+use crate::Json;
+use std::io::{self, IsTerminal};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use std::time::Instant;
+
+/// The arguments of `differential`; their doc comments are its `--help` text.
+#[derive(clap::Args)]
+pub struct DifferentialArgs {
+    /// Command of the first implementation (default: the built-in
+    /// reference, newest generation).
+    #[arg(long = "a")]
+    a: Option<String>,
+    /// Command of the second implementation.
+    #[arg(long = "b")]
+    b: String,
+    /// Number of cases.
+    #[arg(long, default_value_t = 1000)]
+    cases: u64,
+    /// Seed: the same seed sends the same requests.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Generate only these ops (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    ops: Option<Vec<String>>,
+    /// Seconds to wait for each answer.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: u64,
+    /// Stop generating after this many seconds and report what was
+    /// found.
+    #[arg(long)]
+    time_limit: Option<u64>,
+    /// How to print the report: blocks for a person, or one JSON object.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Print the detail of at most this many classes (counts stay
+    /// complete).
+    #[arg(long)]
+    max_classes: Option<usize>,
+    /// Show a progress line on stderr even when it is not a terminal.
+    #[arg(long)]
+    progress: bool,
+    /// Let the implementations inherit RUST_BACKTRACE (default: removed,
+    /// so that a crash costs a panic message, not a backtrace).
+    #[arg(long)]
+    backtrace: bool,
+}
+
+/// What `differential` was asked to do.
+struct DifferentialRun {
+    a: Option<String>,
+    b: String,
+    ops: Option<Vec<String>>,
+    timeout: Duration,
+    cases: u64,
+    seed: u64,
+    time_limit: Option<Duration>,
+    format: Format,
+    max_classes: Option<usize>,
+    progress: bool,
+    backtrace: bool,
+}
+
+/// Compares the two implementations as `args` ask, prints the report, and
+/// tells whether they agreed on every case.
+pub fn run(args: DifferentialArgs) -> Exit {
+    let DifferentialArgs {
+        a,
+        b,
+        cases,
+        seed,
+        ops,
+        timeout,
+        time_limit,
+        format,
+        max_classes,
+        progress,
+        backtrace,
+    } = args;
+    differential(DifferentialRun {
+        a,
+        b,
+        ops,
+        timeout: Duration::from_secs(timeout),
+        cases,
+        seed,
+        time_limit: time_limit.map(Duration::from_secs),
+        format,
+        max_classes,
+        progress: progress || io::stderr().is_terminal(),
+        backtrace,
+    })
+}
+
+fn differential(run: DifferentialRun) -> Exit {
+    if let Some(unknown) = run
+        .ops
+        .iter()
+        .flatten()
+        .find(|op| !differential::known_ops().any(|known| known == op.as_str()))
+    {
+        let known: Vec<&str> = differential::known_ops().collect();
+        eprintln!("unknown op {unknown:?} (known: {})", known.join(", "));
+        return Exit::Unusable;
+    }
+    let external = |command: &str| {
+        External::new(command, run.timeout)
+            .with_backtraces(run.backtrace)
+            .quiet()
+    };
+    let mut second = external(&run.b);
+    let describe = |name: &str, implementation: &mut dyn Implementation| {
+        implementation.describe().map_err(|problem| {
+            let stderr = implementation.take_stderr();
+            eprintln!("{name}: describe failed: {problem}");
+            if !stderr.trim().is_empty() {
+                eprintln!("{name} wrote on stderr:\n{}", stderr.trim_end());
+            }
+            Exit::Unusable
+        })
+    };
+    let description_b = match describe("B", &mut second) {
+        Ok(description) => description,
+        Err(code) => return code,
+    };
+    // Without --a, the reference in the generation B implements.
+    let (mut first, chosen): (Box<dyn Implementation>, Option<Generation>) = match &run.a {
+        Some(command) => (Box::new(external(command)), None),
+        None => {
+            let generation = differential::reference_generation(&description_b);
+            (Box::new(BuiltIn(generation)), Some(generation))
+        }
+    };
+    let description_a = match describe("A", first.as_mut()) {
+        Ok(description) => description,
+        Err(code) => return code,
+    };
+    let human = run.format == Format::Human;
+    let plan = differential::plan(&description_a, &description_b, run.ops.as_deref());
+    if human {
+        say!("A: {description_a}");
+        if let Some(generation) = chosen {
+            say!(
+                "A is the reference in its {} generation, the one B's features are from (--a chooses another)",
+                generation.name()
+            );
+        }
+        say!("B: {description_b}");
+        let compared: Vec<&str> = plan.ops.iter().map(|planned| planned.op).collect();
+        say!("compared: {}", compared.join(", "));
+        for (op, what) in &plan.mixed {
+            say!("generations differ for {op}: {what}");
+        }
+        for (op, why) in &plan.left_out {
+            say!("not compared: {op} ({why})");
+        }
+        if !plan.lone_surrogates {
+            say!("lone surrogates: not generated, answers holding one not compared (the capability lone-surrogates is not declared by both)");
+        }
+        for line in plan.narrowed() {
+            say!("{line}");
+        }
+    }
+    // SIGINT stops the run; the report so far is still printed. (The
+    // implementations run in their own process groups, so the terminal's
+    // interrupt does not reach them.)
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&interrupted);
+    if let Err(error) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
+        eprintln!("differential: no interrupt handler ({error}); an interrupt ends the run without a report");
+    }
+    let options = differential::Options {
+        cases: run.cases,
+        seed: run.seed,
+        time_limit: run.time_limit,
+        interrupted: Some(&interrupted),
+        first_class_only: false,
+        shrink: true,
+    };
+    let started = Instant::now();
+    let mut last_shown = Instant::now();
+    let summary = differential::run(&plan, first.as_mut(), &mut second, &options, |progress| {
+        if run.progress
+            && (last_shown.elapsed() >= Duration::from_millis(250)
+                || progress.done == progress.total)
+        {
+            last_shown = Instant::now();
+            let rate = progress.done as f64 / progress.elapsed.as_secs_f64().max(1e-9);
+            eprint!(
+                "\r{}/{} cases, {rate:.0} cases/s, {} classes   ",
+                progress.done, progress.total, progress.classes
+            );
+        }
+    });
+    if run.progress {
+        eprintln!();
+    }
+    if !human {
+        let report = summary.to_report(&plan, run.seed, started.elapsed());
+        match serde_json::to_string(&report) {
+            Ok(text) => say!("{text}"),
+            Err(error) => {
+                eprintln!("cannot write the JSON report: {error}");
+                return Exit::Unusable;
+            }
+        }
+    } else {
+        let classes = summary.classes_by_size();
+        let shown = run.max_classes.unwrap_or(usize::MAX);
+        for (number, class) in classes.iter().take(shown).enumerate() {
+            let cases: Vec<String> = class.cases.iter().map(u64::to_string).collect();
+            let more = if class.count as usize > class.cases.len() {
+                ", …"
+            } else {
+                ""
+            };
+            say!(
+                "CLASS {} of {}: {} cases (first: {}{more})\n  {}\n  ops: {}; first difference of the example at {}\n  example, shrunk in {} steps: {}\n  {}",
+                number + 1,
+                classes.len(),
+                class.count,
+                cases.join(", "),
+                class.signature,
+                class.ops.join(", "),
+                class.signature.path,
+                class.shrink_steps,
+                json::to_ascii(&Json::object([
+                    ("op", Json::str(&class.signature.op)),
+                    ("input", class.input.clone())
+                ])),
+                class.example.explanation
+            );
+        }
+        if classes.len() > shown {
+            let rest: Vec<String> = classes[shown..]
+                .iter()
+                .map(|class| format!("{} ({})", class.signature, class.count))
+                .collect();
+            say!("{} more classes: {}", rest.len(), rest.join("; "));
+        }
+        let per_op: Vec<String> = summary
+            .per_op
+            .iter()
+            .map(|(op, (agreed, run))| format!("{op} {agreed}/{run}"))
+            .collect();
+        say!("per op: {}", per_op.join(", "));
+        if let Some(stopped) = &summary.stopped {
+            say!("stopped early: {stopped}");
+        }
+        say!("{}", summary.line());
+        say!("classes {}", summary.classes.len());
+    }
+    if matches!(summary.stopped, Some(differential::Stopped::Dead(_))) {
+        return Exit::Unusable;
+    }
+    if summary.cases > 0 && summary.agreed == summary.cases {
+        Exit::Success
+    } else {
+        Exit::Failed
+    }
+}

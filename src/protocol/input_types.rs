@@ -1,0 +1,555 @@
+//! The protocol's input types (spec `protocol.input-types`, ours): for every
+//! op, the input members a typed port declares with one JSON type, and what
+//! upstream answers when a request gives such a member another type.
+//!
+//! Upstream is JavaScript: it reads whatever JSON arrives and its runtime
+//! checks decide (a `limit` of `"3"` is `SESSION_REFERENCE_INVALID_REFERENCE`,
+//! a `text` of `5` a `TypeError`, a `createdAt` string is copied as given). A
+//! port in a typed language never sees such a request: its adapter fails to
+//! decode it. So a vector whose input has an ill-typed member requires the
+//! capability `dynamic-inputs` ([`DYNAMIC_INPUTS`]), and the
+//! [kit](super::kit)'s typed handlers answer such a request themselves with
+//! the member's [`Otherwise`] answer. The runner derives the capability from
+//! this table ([`first_ill_typed`]); the reference itself reads inputs
+//! dynamically, as upstream does, and never consults it.
+//!
+//! Members not listed here are not typed: any JSON value is read as upstream
+//! reads it (`json/tag-safe`'s `value`, `prepare`'s content blocks, a
+//! message's blocks, an event's other data).
+
+use crate::js::json::Json;
+
+/// The capability of an implementation that reads ill-typed inputs as
+/// upstream does (spec `protocol.input-types`).
+pub const DYNAMIC_INPUTS: &str = "dynamic-inputs";
+
+/// The JSON type a member is declared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Type {
+    /// A string.
+    String,
+    /// A number (an IEEE 754 double: `1.5` is a number, whatever the op
+    /// later requires of it).
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// An object with these typed members (others are untyped).
+    Object(&'static [Member]),
+    /// An array whose every item has this type (its answer is the array's).
+    Array(&'static Type),
+    /// An object whose every member value has this type (keys are ids),
+    /// and upstream's answer when one has another.
+    Map(&'static Type, Otherwise),
+    /// Any JSON value.
+    Any,
+    /// `true`, `false`, or an object with these typed members.
+    BooleanOrObject(&'static [Member]),
+}
+
+impl Type {
+    /// The type's name as the spec writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Type::String => "string",
+            Type::Number => "number",
+            Type::Boolean => "boolean",
+            Type::Object(_) | Type::Map(..) => "object",
+            Type::Array(_) => "array",
+            Type::BooleanOrObject(_) => "boolean or object",
+            Type::Any => "JSON value",
+        }
+    }
+}
+
+/// What upstream answers when a member has another type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Otherwise {
+    /// An error with this code, whatever the other type.
+    Code(&'static str),
+    /// An output, or an answer that depends on the value: upstream reads
+    /// the value as JavaScript does (copies it, coerces it, or never reads
+    /// it). No code stands for it.
+    Read,
+}
+
+/// A typed member of an input object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// The member's name.
+    pub name: &'static str,
+    /// Its declared type.
+    pub ty: Type,
+    /// `null` reads as absent (an `Option` that is `None`); otherwise
+    /// `null` is another type.
+    pub nullable: bool,
+    /// Upstream's answer when the member has another type.
+    pub otherwise: Otherwise,
+}
+
+const INVALID_REFERENCE: Otherwise = Otherwise::Code("SESSION_REFERENCE_INVALID_REFERENCE");
+const INVALID_CONFIG: Otherwise = Otherwise::Code("SESSION_REFERENCE_INVALID_CONFIG");
+const INTERNAL: Otherwise = Otherwise::Code("INTERNAL");
+const READ: Otherwise = Otherwise::Read;
+
+const fn member(name: &'static str, ty: Type, otherwise: Otherwise) -> Member {
+    Member {
+        name,
+        ty,
+        nullable: false,
+        otherwise,
+    }
+}
+
+const fn nullable(name: &'static str, ty: Type, otherwise: Otherwise) -> Member {
+    Member {
+        name,
+        ty,
+        nullable: true,
+        otherwise,
+    }
+}
+
+/// `config` (spec `protocol.shapes`, `config.wrong-type`): `null` members
+/// are absent. rc.8 ignores a `referenceContextFraction` of another type
+/// (`config-fraction-type` is newer).
+const CONFIG: Type = Type::Object(&[
+    nullable("maxReferences", Type::Number, INVALID_CONFIG),
+    nullable("candidateLimit", Type::Number, INVALID_CONFIG),
+    nullable("maxReferenceBytes", Type::Number, INVALID_CONFIG),
+    nullable("referenceContextFraction", Type::Number, INVALID_CONFIG),
+]);
+
+/// A content block: its `text`, where present, is a string (projection
+/// skips a block whose `text` is not one).
+const BLOCK: Type = Type::Object(&[member("text", Type::String, READ)]);
+
+/// A snapshot event: a string `type`, and content blocks in `data.content`
+/// (user messages) or `data.message.content` (assistant messages). An
+/// excluded event's content is never read.
+const EVENT: Type = Type::Object(&[
+    member("type", Type::String, INTERNAL),
+    member(
+        "data",
+        Type::Object(&[
+            member("content", Type::Array(&BLOCK), READ),
+            member(
+                "message",
+                Type::Object(&[member("content", Type::Array(&BLOCK), READ)]),
+                READ,
+            ),
+        ]),
+        READ,
+    ),
+]);
+
+/// A snapshot's `session` (spec `protocol.shapes`); `cwd` is copied as
+/// given.
+const SESSION: Member = member(
+    "session",
+    Type::Object(&[
+        member("id", Type::String, INVALID_REFERENCE),
+        member("cwd", Type::String, READ),
+    ]),
+    INVALID_REFERENCE,
+);
+
+/// A snapshot's `capturedThroughSeq`, copied as given.
+const SEQ: Member = nullable("capturedThroughSeq", Type::Number, READ);
+
+/// A snapshot's events.
+const EVENTS: Member = member("events", Type::Array(&EVENT), INTERNAL);
+
+/// The members of a snapshot (spec `protocol.shapes`).
+const SNAPSHOT_MEMBERS: &[Member] = &[SESSION, SEQ, EVENTS];
+
+/// `prepare`'s and `pre-step`'s `sessions` entries: a snapshot or
+/// `{"readError": MESSAGE}`.
+const SESSION_ENTRY: Type = Type::Object(&[
+    SESSION,
+    SEQ,
+    EVENTS,
+    member("readError", Type::String, READ),
+]);
+
+/// `agent` of `prepare` and `pre-step` (spec `protocol.shapes`,
+/// `protocol.route`).
+const AGENT: Member = member(
+    "agent",
+    Type::Object(&[
+        member("id", Type::String, READ),
+        member("cwd", Type::String, READ),
+        member(
+            "route",
+            Type::Object(&[
+                member("provider", Type::String, READ),
+                member("model", Type::String, READ),
+            ]),
+            READ,
+        ),
+    ]),
+    READ,
+);
+
+/// The services `prepare` and `pre-step` share.
+const SESSIONS: Member = member("sessions", Type::Map(&SESSION_ENTRY, INTERNAL), READ);
+const CANCEL: Member = member("cancel", Type::BooleanOrObject(&[]), READ);
+const MODELS: Member = member(
+    "models",
+    Type::Map(
+        &Type::Object(&[
+            member("contextWindow", Type::Number, READ),
+            member("lookupError", Type::String, READ),
+        ]),
+        READ,
+    ),
+    READ,
+);
+const SPILL: Member = member(
+    "spill",
+    Type::Object(&[member("mode", Type::String, READ)]),
+    READ,
+);
+
+/// The candidate ops' listing and agent (spec `candidates.*`): every field
+/// is copied or compared as given.
+const LISTING: Member = member(
+    "sessions",
+    Type::Array(&Type::Object(&[
+        member("id", Type::String, READ),
+        member("cwd", Type::String, READ),
+        member("createdAt", Type::Number, READ),
+        member("title", Type::String, READ),
+        member("subagentLabel", Type::String, READ),
+    ])),
+    READ,
+);
+const CANDIDATE_AGENT: Member = member(
+    "agent",
+    Type::Object(&[
+        member("id", Type::String, READ),
+        member("cwd", Type::String, READ),
+    ]),
+    READ,
+);
+
+const URI_ENCODE: &[Member] = &[member("sessionId", Type::String, READ)];
+
+const URI_DECODE: &[Member] = &[member("uri", Type::String, INTERNAL)];
+
+const MENTION_FORMAT: &[Member] = &[
+    member("sessionId", Type::String, READ),
+    nullable("label", Type::String, INTERNAL),
+];
+
+const MENTION_PARSE: &[Member] = &[member("text", Type::String, INTERNAL)];
+
+const RETAIN: &[Member] = &[
+    member(
+        "snapshot",
+        Type::Object(SNAPSHOT_MEMBERS),
+        INVALID_REFERENCE,
+    ),
+    member("label", Type::String, INVALID_REFERENCE),
+    member("maxBytes", Type::Number, INTERNAL),
+];
+
+const CONFIG_CHECK: &[Member] = &[nullable("config", CONFIG, READ)];
+
+const PREPARE: &[Member] = &[
+    nullable("config", CONFIG, READ),
+    AGENT,
+    member("content", Type::Array(&Type::Any), READ),
+    member(
+        "references",
+        Type::Array(&Type::Object(&[
+            member("sessionId", Type::String, INVALID_REFERENCE),
+            member("label", Type::String, INVALID_REFERENCE),
+        ])),
+        INVALID_REFERENCE,
+    ),
+    SESSIONS,
+    CANCEL,
+    MODELS,
+    SPILL,
+];
+
+const PRE_STEP: &[Member] = &[
+    nullable("config", CONFIG, READ),
+    AGENT,
+    member(
+        "messages",
+        Type::Array(&Type::Object(&[member(
+            "content",
+            Type::Array(&Type::Any),
+            INTERNAL,
+        )])),
+        INTERNAL,
+    ),
+    SESSIONS,
+    CANCEL,
+    MODELS,
+    SPILL,
+    member("keepIds", Type::Boolean, READ),
+];
+
+const CANDIDATES_LIST: &[Member] = &[
+    nullable("config", CONFIG, READ),
+    CANDIDATE_AGENT,
+    LISTING,
+    member("query", Type::String, INTERNAL),
+    member("limit", Type::Number, INVALID_REFERENCE),
+];
+
+const CANDIDATES_REMOTE: &[Member] = &[
+    nullable("config", CONFIG, READ),
+    CANDIDATE_AGENT,
+    LISTING,
+    member("query", Type::String, INTERNAL),
+];
+
+const FILES_TOKEN: &[Member] = &[
+    member("line", Type::String, INTERNAL),
+    member("cursor", Type::Number, READ),
+];
+
+const FILES_FORMAT: &[Member] = &[
+    member(
+        "candidate",
+        Type::Object(&[
+            member("path", Type::String, READ),
+            member("kind", Type::String, READ),
+        ]),
+        READ,
+    ),
+    nullable("preserveQuote", Type::Boolean, READ),
+];
+
+const FILES_LIST: &[Member] = &[
+    member(
+        "tree",
+        Type::Object(&[member("entries", Type::Array(&Type::Any), INTERNAL)]),
+        INTERNAL,
+    ),
+    member("query", Type::String, INTERNAL),
+    nullable(
+        "config",
+        Type::Object(&[
+            nullable("excludedDirectories", Type::Array(&Type::String), INTERNAL),
+            nullable("maxEntries", Type::Number, INTERNAL),
+            nullable("maxResults", Type::Number, INTERNAL),
+        ]),
+        READ,
+    ),
+];
+
+/// The typed members of `op`'s input, in the order upstream checks them
+/// (a `config` first), or `None` for an op this table does not know.
+pub fn input_members(op: &str) -> Option<&'static [Member]> {
+    Some(match op {
+        "describe" | "json/tag-safe" => &[],
+        "uri/encode" => URI_ENCODE,
+        "uri/decode" => URI_DECODE,
+        "mention/format" => MENTION_FORMAT,
+        "mention/parse" => MENTION_PARSE,
+        "retain" => RETAIN,
+        "config/check" => CONFIG_CHECK,
+        "prepare" => PREPARE,
+        "pre-step" => PRE_STEP,
+        "candidates/list" => CANDIDATES_LIST,
+        "candidates/remote" => CANDIDATES_REMOTE,
+        "files/token" => FILES_TOKEN,
+        "files/format" => FILES_FORMAT,
+        "files/list" => FILES_LIST,
+        _ => return None,
+    })
+}
+
+/// A member of another type than declared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IllTyped {
+    /// Where it is, as `references[2].label`.
+    pub path: String,
+    /// The declared type.
+    pub expected: &'static str,
+    /// Upstream's answer.
+    pub otherwise: Otherwise,
+}
+
+impl IllTyped {
+    /// A diagnosis for the error message.
+    pub fn describe(&self) -> String {
+        format!("input.{} is not a {}", self.path, self.expected)
+    }
+}
+
+/// The first member of `input` (in the table's order, depth first) whose
+/// JSON type is not the one `op` declares, or `None` when every typed
+/// member has its type (or the op is unknown).
+pub fn first_ill_typed(op: &str, input: &Json) -> Option<IllTyped> {
+    let members = input_members(op)?;
+    check_members(members, input, &mut String::new())
+}
+
+/// Whether `input` needs the capability `dynamic-inputs`.
+pub fn needs_dynamic_inputs(op: &str, input: &Json) -> bool {
+    first_ill_typed(op, input).is_some()
+}
+
+fn check_members(members: &[Member], object: &Json, path: &mut String) -> Option<IllTyped> {
+    members.iter().find_map(|member| {
+        // `JSON.parse` keeps the last of duplicate members.
+        let value = object
+            .as_object()?
+            .iter()
+            .rev()
+            .find(|(key, _)| key.is(member.name))
+            .map(|(_, value)| value)?;
+        if member.nullable && *value == Json::Null {
+            return None;
+        }
+        let length = path.len();
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(member.name);
+        let found = check_value(member.ty, member.otherwise, value, path);
+        path.truncate(length);
+        found
+    })
+}
+
+fn check_value(
+    ty: Type,
+    otherwise: Otherwise,
+    value: &Json,
+    path: &mut String,
+) -> Option<IllTyped> {
+    let ill_typed = |path: &str| IllTyped {
+        path: path.to_owned(),
+        expected: ty.name(),
+        otherwise,
+    };
+    match (ty, value) {
+        (Type::String, Json::String(_))
+        | (Type::Number, Json::Number(_))
+        | (Type::Boolean, Json::Bool(_))
+        | (Type::BooleanOrObject(_), Json::Bool(_))
+        | (Type::Any, _) => None,
+        (Type::Object(members) | Type::BooleanOrObject(members), Json::Object(_)) => {
+            check_members(members, value, path)
+        }
+        (Type::Array(item), Json::Array(items)) => {
+            items.iter().enumerate().find_map(|(index, value)| {
+                let length = path.len();
+                path.push_str(&format!("[{index}]"));
+                let found = check_value(*item, otherwise, value, path);
+                path.truncate(length);
+                found
+            })
+        }
+        (Type::Map(entry, entry_otherwise), Json::Object(members)) => {
+            members.iter().find_map(|(key, value)| {
+                let length = path.len();
+                path.push_str(&format!("[{}]", crate::js::json::quote(key.units())));
+                let found = check_value(*entry, entry_otherwise, value, path);
+                path.truncate(length);
+                found
+            })
+        }
+        _ => Some(ill_typed(path)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::js::json::parse;
+
+    fn first(op: &str, input: &str) -> Option<(String, Otherwise)> {
+        first_ill_typed(op, &parse(input).unwrap()).map(|found| (found.path, found.otherwise))
+    }
+
+    #[test]
+    fn well_typed_inputs_pass() {
+        assert_eq!(
+            first(
+                "candidates/list",
+                r#"{"agent":{"id":"a"},"sessions":[{"id":"s","createdAt":1}],"limit":1.5,"query":"q"}"#
+            ),
+            None
+        );
+        assert_eq!(
+            first("config/check", r#"{"config":{"maxReferences":null}}"#),
+            None
+        );
+        assert_eq!(
+            first("mention/format", r#"{"sessionId":"s","label":null}"#),
+            None
+        );
+        assert_eq!(
+            first(
+                "prepare",
+                r#"{"agent":{"id":"a"},"content":[{"type":"text","text":"x"}],"references":[],"sessions":{"s":{"readError":"gone"}},"cancel":{"onRead":1}}"#
+            ),
+            None
+        );
+        assert_eq!(first("json/tag-safe", r#"{"value":[1,"x",null]}"#), None);
+        assert_eq!(first("unknown/op", r#"{"x":1}"#), None);
+    }
+
+    #[test]
+    fn the_first_ill_typed_member_is_named_with_its_answer() {
+        assert_eq!(
+            first("candidates/list", r#"{"limit":null}"#),
+            Some(("limit".into(), INVALID_REFERENCE))
+        );
+        assert_eq!(
+            first(
+                "candidates/list",
+                r#"{"config":{"candidateLimit":"1"},"query":null}"#
+            ),
+            Some(("config.candidateLimit".into(), INVALID_CONFIG))
+        );
+        assert_eq!(
+            first(
+                "candidates/list",
+                r#"{"sessions":[{"id":"a","createdAt":1},{"id":"b","createdAt":"x"}]}"#
+            ),
+            Some(("sessions[1].createdAt".into(), READ))
+        );
+        assert_eq!(
+            first(
+                "prepare",
+                r#"{"references":[{"sessionId":"s","label":null}]}"#
+            ),
+            Some(("references[0].label".into(), INVALID_REFERENCE))
+        );
+        assert_eq!(
+            first("prepare", r#"{"references":[7]}"#),
+            Some(("references[0]".into(), INVALID_REFERENCE))
+        );
+        assert_eq!(
+            first(
+                "retain",
+                r#"{"snapshot":{"events":[{"type":"x","data":{"message":{"content":[{"text":5}]}}}]}}"#
+            ),
+            Some((
+                "snapshot.events[0].data.message.content[0].text".into(),
+                READ
+            ))
+        );
+        assert_eq!(
+            first("prepare", r#"{"sessions":{"s1":5}}"#),
+            Some((r#"sessions["s1"]"#.into(), INTERNAL))
+        );
+        assert_eq!(
+            first("prepare", r#"{"sessions":5,"content":["x",5]}"#),
+            Some(("sessions".into(), READ))
+        );
+        assert_eq!(
+            first("files/format", r#"{"preserveQuote":1}"#),
+            Some(("preserveQuote".into(), READ))
+        );
+        assert_eq!(first("mention/parse", r#"{"text":5,"text":"x"}"#), None);
+    }
+}

@@ -759,6 +759,24 @@ fn malformed_file_without_vectors() {
 }
 
 #[test]
+fn malformed_cost_vector() {
+    // runner.malformed-vectors, runner.cost: a cost vector whose generator
+    // repeats a piece without a count is refused, naming the entry
+    assert_malformed(
+        "bad-cost",
+        &[
+            ("a.json", &file_with(&[vector_json("ok-1")])),
+            (
+                "cost/b.json",
+                br#"{"description":"x","cost":[{"id":"cost.x.y","rules":["cost.mention-parse"],"description":"d","op":"mention/parse","features":["mention"],"generator":{"text":{"$text":[{"$repeat":"@["}]}},"start":1,"max":8}]}"#,
+            ),
+        ],
+        "cost/b.json",
+        &["vector 0 (cost.x.y)", "\"$count\" must be an integer"],
+    );
+}
+
+#[test]
 fn malformed_duplicate_id_across_files() {
     // runner.malformed-vectors: ids are unique across the suite; the second
     // file holding an id is named, with the entry

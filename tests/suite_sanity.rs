@@ -206,6 +206,16 @@ fn spec_coverage() {
             *cited.entry(rule).or_default() += 1;
         }
     }
+    for (_, vector) in suite.cost_vectors() {
+        for rule in &vector.rules {
+            assert!(
+                rules.contains_key(rule),
+                "cost vector {} cites unknown rule {rule}",
+                vector.id
+            );
+            *cited.entry(rule).or_default() += 1;
+        }
+    }
     let mut uncovered = Vec::new();
     let tests = runner_rule_citations();
     for (id, file) in &rules {
@@ -423,6 +433,11 @@ fn below_the_bar() -> Vec<String> {
                 ));
             }
             *sides.entry((rule, side)).or_default() += 1;
+        }
+    }
+    for (_, vector) in suite.cost_vectors() {
+        for rule in &vector.rules {
+            *cited.entry(rule).or_default() += 1;
         }
     }
     for (id, rule) in rules {

@@ -56,6 +56,11 @@ pub struct ConformanceArgs {
     /// so that a crash costs a panic message, not a backtrace).
     #[arg(long)]
     backtrace: bool,
+    /// Also run the cost vectors: time each op at growing input sizes and
+    /// fail the ones whose time grows clearly faster than linearly
+    /// (opt-in: timing; without the reference's --impl, its adapter).
+    #[arg(long)]
+    cost: bool,
 }
 
 /// What `conformance` was asked to do.
@@ -70,6 +75,7 @@ struct ConformanceRun {
     write_baseline: Option<PathBuf>,
     verbose: bool,
     backtrace: bool,
+    cost: bool,
 }
 
 /// How many failing rules the human report lists at its end.
@@ -90,6 +96,7 @@ pub fn run(args: ConformanceArgs) -> Exit {
         write_baseline,
         verbose,
         backtrace,
+        cost,
     } = args;
     conformance(ConformanceRun {
         implementation,
@@ -105,6 +112,7 @@ pub fn run(args: ConformanceArgs) -> Exit {
         write_baseline,
         verbose,
         backtrace,
+        cost,
     })
 }
 
@@ -159,14 +167,29 @@ fn conformance(run: ConformanceRun) -> Exit {
         say!("suite: {}", suite.version);
     }
     let rerun = rerun_command(&run);
-    let show = |_: &Vector, result: &VectorResult| match &result.status {
+    let show_result = |result: &VectorResult| match &result.status {
         Status::Failed(detail) if human => {
             say!("{}", report::failure_block(result, detail, &base, &rerun));
         }
         Status::Passed if human && run.verbose => say!("ok   {}", result.id),
         _ => {}
     };
-    let (report, implementation) = match &run.implementation {
+    let show = |_: &Vector, result: &VectorResult| show_result(result);
+    // A cost vector's sizes, times and exponent, passed or not.
+    let show_cost = |result: &VectorResult| {
+        if let (true, Some(growth)) = (human, &result.cost) {
+            let verdict = if matches!(result.status, Status::Passed) {
+                "ok  "
+            } else {
+                "FAIL"
+            };
+            say!("cost {verdict} {}: {}", result.id, growth.describe());
+        }
+        if !matches!(result.status, Status::Passed) {
+            show_result(result);
+        }
+    };
+    let (mut report, implementation, cost_description) = match &run.implementation {
         None => {
             let mut profiles = Vec::new();
             for generation in Generation::ALL {
@@ -183,7 +206,10 @@ fn conformance(run: ConformanceRun) -> Exit {
                 profiles.push(description);
             }
             let report = runner::run_reference(&suite, &run.selection, show);
-            (report, Subject::Profiles { profiles })
+            // Cost is measured through the reference's own adapter process,
+            // as a user's host gets it, in the newest generation.
+            let newest = profiles.first().cloned();
+            (report, Subject::Profiles { profiles }, newest)
         }
         Some(command) => {
             let mut subject = External::new(command, run.timeout).with_backtraces(run.backtrace);
@@ -198,9 +224,40 @@ fn conformance(run: ConformanceRun) -> Exit {
                 say!("implementation: {description}");
             }
             let report = runner::run(&suite, &mut subject, &description, &run.selection, show);
-            (report, Subject::One(description))
+            (report, Subject::One(description.clone()), Some(description))
         }
     };
+    // Cost vectors (spec `runner.cost`): measured with --cost, else
+    // skipped and counted apart.
+    let cost_results = match (&cost_description, run.cost) {
+        (Some(description), true) => {
+            let command = match &run.implementation {
+                Some(command) => command.clone(),
+                None => match std::env::current_exe() {
+                    Ok(exe) => format!("{} adapter", shell_quote(&exe.display().to_string())),
+                    Err(error) => {
+                        eprintln!("cannot find this binary to run its adapter: {error}");
+                        return Exit::Unusable;
+                    }
+                },
+            };
+            // A quadratic answer may take seconds at the last size.
+            let timeout = run.timeout.max(Duration::from_secs(30));
+            let mut subject = External::new(&command, timeout).with_backtraces(run.backtrace);
+            runner::run_cost(
+                &suite,
+                Some(&mut subject),
+                description,
+                &run.selection,
+                |result| show_cost(result),
+            )
+        }
+        (Some(description), false) => {
+            runner::run_cost(&suite, None, description, &run.selection, |_| {})
+        }
+        (None, _) => Vec::new(),
+    };
+    report.results.extend(cost_results);
     if let Some(path) = &run.write_baseline {
         if let Err(error) = std::fs::write(path, baseline::write(&report)) {
             eprintln!("cannot write {}: {error}", path.display());
@@ -250,7 +307,18 @@ fn conformance(run: ConformanceRun) -> Exit {
         }
         say!("{}", report.summary());
     } else {
-        let inputs = |id: &str| suite.find(id).map(|(_, vector)| vector.input.clone());
+        let inputs = |id: &str| {
+            suite
+                .find(id)
+                .map(|(_, vector)| vector.input.clone())
+                .or_else(|| {
+                    // A cost vector's input at its first size.
+                    suite
+                        .cost_vectors()
+                        .find(|(_, cost)| cost.id == id)
+                        .map(|(_, cost)| cost.input(cost.start))
+                })
+        };
         let json_report = report::to_json(
             &report,
             suite.version.clone(),

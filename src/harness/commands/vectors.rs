@@ -6,6 +6,7 @@
 use super::output::say;
 use super::Exit;
 use crate::harness::runner::adapter::{External, Implementation};
+use crate::harness::runner::cost::CostVector;
 use crate::harness::runner::vectors::{self, Expect, Suite};
 use crate::harness::spec;
 use crate::js::json;
@@ -36,6 +37,10 @@ pub fn show(id: &str, dir: Option<&Path>) -> Exit {
         Err(code) => return code,
     };
     let Some((file, vector)) = suite.find(id) else {
+        if let Some((file, cost)) = suite.cost_vectors().find(|(_, cost)| cost.id == id) {
+            show_cost(&file.path, cost);
+            return Exit::Success;
+        }
         eprintln!("no vector {id:?} in the suite ({})", suite.version);
         return Exit::Unusable;
     };
@@ -51,14 +56,36 @@ pub fn show(id: &str, dir: Option<&Path>) -> Exit {
         Expect::Output(output) => say!("expected: output {}", json::to_ascii(output)),
         Expect::Error(code) => say!("expected: error {code}"),
     }
+    show_rules(&vector.rules);
+    Exit::Success
+}
+
+/// `show` for a cost vector (spec `runner.cost`): its generator, sizes and
+/// rules; it runs with `conformance --cost`.
+fn show_cost(path: &Path, vector: &CostVector) {
+    say!("{} ({})", vector.id, path.display());
+    say!("  {}", vector.description);
+    say!("op:        {}", vector.op);
+    say!("features:  {} (any one)", vector.features.join(", "));
+    say!("generator: {}", json::to_ascii(&vector.generator));
+    say!(
+        "sizes:     n from {} doubling up to {} (run with conformance --cost)",
+        vector.start,
+        vector.max
+    );
+    say!("input at n = 1: {}", json::to_ascii(&vector.input(1)));
+    show_rules(&vector.rules);
+}
+
+/// Each rule's id, file and text.
+fn show_rules(rules: &[String]) {
     say!("rules:");
-    for rule in &vector.rules {
+    for rule in rules {
         match spec::rule(rule) {
             Some(found) => say!("  {rule} (spec/{}): {}", found.file, found.text),
             None => say!("  {rule}: (not in the embedded specification)"),
         }
     }
-    Exit::Success
 }
 
 /// Writes the embedded vector files into `dir` (`dir/uri/decode.json`, …).

@@ -62,7 +62,9 @@ pub fn compare(report: &Report, suite: &Suite, listed: &BTreeSet<String>) -> Bas
     }
     summary.unknown = listed
         .iter()
-        .filter(|id| suite.find(id).is_none())
+        .filter(|id| {
+            suite.find(id).is_none() && !suite.cost_vectors().any(|(_, cost)| cost.id == **id)
+        })
         .cloned()
         .collect();
     summary

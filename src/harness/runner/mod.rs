@@ -6,13 +6,14 @@ pub mod adapter;
 pub mod baseline;
 pub mod causes;
 pub mod compliance;
+pub mod cost;
 pub mod diff;
 pub mod differential;
 pub mod report;
 pub mod vectors;
 
 use crate::config::Generation;
-use crate::js::json;
+use crate::js::json::{self, Json};
 use crate::js::JsString;
 use crate::protocol::wire::{Outcome, UNSUPPORTED};
 use adapter::{Description, Implementation};
@@ -40,6 +41,8 @@ pub enum Status {
     SkippedUnsupported,
     /// Not selected by the filter.
     SkippedFilter,
+    /// A cost vector, run only with `--cost` (spec `runner.cost`).
+    SkippedCost,
 }
 
 impl Status {
@@ -52,6 +55,7 @@ impl Status {
             Status::SkippedNotSelected => Some("feature not selected"),
             Status::SkippedUnsupported => Some("answered UNSUPPORTED"),
             Status::SkippedFilter => Some("not matched by the filter"),
+            Status::SkippedCost => Some("cost vector (run with --cost)"),
         }
     }
 
@@ -156,6 +160,8 @@ pub struct VectorResult {
     pub status: Status,
     /// How long the implementation took to answer (zero when not run).
     pub duration: Duration,
+    /// A cost vector's measurements (spec `runner.cost`), when it ran.
+    pub cost: Option<cost::Growth>,
 }
 
 /// The results of one run, in suite order.
@@ -353,11 +359,90 @@ fn run_with(
             requires: vector.requires.clone(),
             status,
             duration,
+            cost: None,
         };
         on_result(vector, &result);
         report.results.push(result);
     }
     report
+}
+
+/// The results of `suite`'s cost vectors that `selection` picks (spec
+/// `runner.cost`): measured on `implementation` when given (`--cost`),
+/// skipped as cost vectors otherwise. `description` gates them by feature.
+pub fn run_cost(
+    suite: &Suite,
+    mut implementation: Option<&mut dyn Implementation>,
+    description: &Description,
+    selection: &Selection,
+    mut on_result: impl FnMut(&VectorResult),
+) -> Vec<VectorResult> {
+    let mut results = Vec::new();
+    for (file, vector) in suite.cost_vectors() {
+        let started = Instant::now();
+        let mut growth = None;
+        let status = if !selection.matches_id(&vector.id) {
+            Status::SkippedFilter
+        } else if !vector.features.iter().any(|f| selection.selects_feature(f)) {
+            Status::SkippedNotSelected
+        } else if !vector.declared_by(description) {
+            Status::SkippedFeature
+        } else {
+            match implementation.as_deref_mut() {
+                None => Status::SkippedCost,
+                Some(implementation) => {
+                    let input_bytes = json::stringify(&vector.input(vector.start)).len();
+                    let measured = cost::measure(implementation, vector);
+                    let stderr = implementation.take_stderr();
+                    let failed = |actual| {
+                        Status::Failed(Box::new(FailureDetail {
+                            expected: Expect::Output(Json::str(&format!(
+                                "time growing at most as n^{} (spec {})",
+                                cost::LIMIT,
+                                vector.rules.join(", ")
+                            ))),
+                            actual,
+                            profile: None,
+                            stderr,
+                            input_bytes,
+                        }))
+                    };
+                    match measured {
+                        cost::Measured::Unsupported => Status::SkippedUnsupported,
+                        cost::Measured::Broken(problem) => failed(Err(problem)),
+                        cost::Measured::Growth(measured) => {
+                            let status = if measured.exceeds() {
+                                failed(Ok(Outcome::Output(Json::str(&measured.describe()))))
+                            } else {
+                                Status::Passed
+                            };
+                            growth = Some(measured);
+                            status
+                        }
+                    }
+                }
+            }
+        };
+        let ran = matches!(status, Status::Passed | Status::Failed(_));
+        let result = VectorResult {
+            id: vector.id.clone(),
+            file: file.path.clone(),
+            op: vector.op.clone(),
+            rules: vector.rules.clone(),
+            features: vector.features.clone(),
+            requires: Vec::new(),
+            status,
+            duration: if ran {
+                started.elapsed()
+            } else {
+                Duration::ZERO
+            },
+            cost: growth,
+        };
+        on_result(&result);
+        results.push(result);
+    }
+    results
 }
 
 /// Runs one vector on the reference in every generation that declares one of

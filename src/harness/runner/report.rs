@@ -203,6 +203,13 @@ pub fn causes(report: &Report) -> Vec<CauseCount> {
     let readings: Vec<(String, Option<String>)> = report
         .failures()
         .map(|(result, detail)| {
+            // A cost vector's failure is its growth, whatever it answered.
+            if result.cost.is_some() {
+                return (
+                    format!("cost: {} grows faster than linearly", result.op),
+                    None,
+                );
+            }
             let (cause, alternative) = detail.causes(&result.op);
             (cause.to_string(), alternative.map(|a| a.to_string()))
         })
@@ -363,6 +370,8 @@ pub struct SkipCounts {
     pub unsupported: usize,
     /// Not matched by the filter.
     pub filter: usize,
+    /// Cost vectors, run only with `--cost`.
+    pub cost: usize,
 }
 
 /// How a run compares with a baseline of known failures.
@@ -403,6 +412,30 @@ pub struct JsonResult {
     /// What failed, for a failed vector.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub failure: Option<JsonFailure>,
+    /// A cost vector's measurements, when it ran (spec `runner.cost`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<JsonCost>,
+}
+
+/// A cost vector's sizes, times and estimated exponent.
+#[derive(Debug, Serialize)]
+pub struct JsonCost {
+    /// Each size tried, smallest first, with its fastest answer.
+    pub points: Vec<JsonPoint>,
+    /// The estimated growth exponent; `null` when fewer than two sizes
+    /// took long enough to judge.
+    pub exponent: Option<f64>,
+    /// The exponent above which the vector fails.
+    pub limit: f64,
+}
+
+/// One measured size of a cost vector.
+#[derive(Debug, Serialize)]
+pub struct JsonPoint {
+    /// The generator's `n`.
+    pub size: u64,
+    /// The fastest answer, in seconds.
+    pub seconds: f64,
 }
 
 /// The fields of a failed result.
@@ -534,6 +567,18 @@ pub fn to_json(
                 }),
                 _ => None,
             },
+            cost: result.cost.as_ref().map(|growth| JsonCost {
+                points: growth
+                    .points
+                    .iter()
+                    .map(|point| JsonPoint {
+                        size: point.size,
+                        seconds: point.seconds,
+                    })
+                    .collect(),
+                exponent: growth.exponent,
+                limit: super::cost::LIMIT,
+            }),
         })
         .collect();
     JsonReport {
@@ -550,6 +595,7 @@ pub fn to_json(
             not_selected: report.count_of(&Status::SkippedNotSelected),
             unsupported: report.count_of(&Status::SkippedUnsupported),
             filter: report.count_of(&Status::SkippedFilter),
+            cost: report.count_of(&Status::SkippedCost),
         },
         failing_rules: failing_rules(report),
         causes: causes(report),
@@ -655,6 +701,7 @@ mod tests {
             requires: Vec::new(),
             status,
             duration: Duration::from_millis(2),
+            cost: None,
         }
     }
 
@@ -726,7 +773,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains(r#""skipped":{"feature":1,"capability":1,"notSelected":0,"unsupported":1,"filter":0}"#),
+            text.contains(r#""skipped":{"feature":1,"capability":1,"notSelected":0,"unsupported":1,"filter":0,"cost":0}"#),
             "{text}"
         );
         assert!(text.contains(r#""file":"uri/decode.json""#), "{text}");

@@ -6,6 +6,7 @@
 //! `expect` is `{"output": ANY}` or `{"error": CODE}`. Unknown fields are
 //! errors.
 
+use super::cost::CostVector;
 use crate::harness::embedded::VECTOR_FILES as EMBEDDED_VECTORS;
 use crate::js::json::{self, Json};
 use crate::js::JsString;
@@ -83,6 +84,8 @@ pub struct VectorFile {
     pub description: String,
     /// Its vectors, in file order.
     pub vectors: Vec<Vector>,
+    /// Its cost vectors, in file order (a file holds one kind).
+    pub cost: Vec<CostVector>,
     tree: Json,
 }
 
@@ -214,11 +217,16 @@ impl Suite {
         for (relative, text) in sources {
             let path = root.join(&relative);
             let file = VectorFile::parse(&path, &text)?;
-            for (index, vector) in file.vectors.iter().enumerate() {
-                if !seen.insert(vector.id.clone()) {
+            let ids = file
+                .vectors
+                .iter()
+                .map(|vector| &vector.id)
+                .chain(file.cost.iter().map(|vector| &vector.id));
+            for (index, id) in ids.enumerate() {
+                if !seen.insert(id.clone()) {
                     return Err(LoadError {
                         path: path.clone(),
-                        entry: Some(format!("vector {index} ({})", vector.id)),
+                        entry: Some(format!("vector {index} ({id})")),
                         message: "duplicate id".to_owned(),
                     });
                 }
@@ -227,11 +235,22 @@ impl Suite {
         }
         let version = SuiteVersion {
             crate_version: env!("CARGO_PKG_VERSION").to_owned(),
-            vectors: seen.len(),
+            // Ordinary vectors; cost vectors are counted apart.
+            vectors: files
+                .iter()
+                .map(|file: &VectorFile| file.vectors.len())
+                .sum(),
             hash: format!("sha256:{digest}"),
             source,
         };
         Ok(Suite { files, version })
+    }
+
+    /// Every cost vector with the file it came from (spec `runner.cost`).
+    pub fn cost_vectors(&self) -> impl Iterator<Item = (&VectorFile, &CostVector)> {
+        self.files
+            .iter()
+            .flat_map(|file| file.cost.iter().map(move |vector| (file, vector)))
     }
 
     /// Every vector with the file it came from.
@@ -255,6 +274,7 @@ impl Suite {
                 path: PathBuf::from("test.json"),
                 description: String::new(),
                 vectors,
+                cost: Vec::new(),
                 tree: Json::Null,
             }],
         }
@@ -314,43 +334,71 @@ impl VectorFile {
         let members = tree
             .as_object()
             .ok_or_else(|| error(None, "a vector file is an object".to_owned()))?;
-        if let Some((key, _)) = members
-            .iter()
-            .find(|(key, _)| !matches!(key.to_str().as_deref(), Some("description" | "vectors")))
-        {
+        if let Some((key, _)) = members.iter().find(|(key, _)| {
+            !matches!(
+                key.to_str().as_deref(),
+                Some("description" | "vectors" | "cost")
+            )
+        }) {
             return Err(error(None, format!("unknown field {key:?}")));
         }
         let description = tree
             .get("description")
             .and_then(Json::as_string)
             .ok_or_else(|| error(None, "missing string \"description\"".to_owned()))?;
-        let entries = tree
-            .get("vectors")
-            .and_then(Json::as_array)
-            .ok_or_else(|| error(None, "missing array \"vectors\"".to_owned()))?;
+        // A file holds vectors, or cost vectors (spec `runner.cost`).
+        let (entries, costs) = match (tree.get("vectors"), tree.get("cost")) {
+            (Some(vectors), None) => (vectors, false),
+            (None, Some(cost)) => (cost, true),
+            _ => {
+                return Err(error(
+                    None,
+                    "a vector file has an array \"vectors\" or an array \"cost\"".to_owned(),
+                ))
+            }
+        };
+        let entries = entries
+            .as_array()
+            .ok_or_else(|| error(None, "\"vectors\" and \"cost\" are arrays".to_owned()))?;
         // As the schema says (minItems 1): a file without vectors is a
         // mistake, and a suite of such files would pass any implementation.
         if entries.is_empty() {
-            return Err(error(None, "\"vectors\" is empty".to_owned()));
+            let member = if costs { "cost" } else { "vectors" };
+            return Err(error(None, format!("\"{member}\" is empty")));
         }
-        let vectors = entries
-            .iter()
-            .enumerate()
-            .map(|(index, entry)| {
-                Vector::from_json(entry).map_err(|message| {
-                    let id = entry.get("id").and_then(Json::as_string);
-                    let name = match id {
-                        Some(id) => format!("vector {index} ({id})"),
-                        None => format!("vector {index}"),
-                    };
-                    error(Some(name), message)
+        // Each entry read by `read`, a failure naming the entry.
+        fn read_entries<T>(
+            entries: &[Json],
+            read: impl Fn(&Json) -> Result<T, String>,
+            error: impl Fn(Option<String>, String) -> LoadError,
+        ) -> Result<Vec<T>, LoadError> {
+            entries
+                .iter()
+                .enumerate()
+                .map(|(index, entry)| {
+                    read(entry).map_err(|message| {
+                        let name = match entry.get("id").and_then(Json::as_string) {
+                            Some(id) => format!("vector {index} ({id})"),
+                            None => format!("vector {index}"),
+                        };
+                        error(Some(name), message)
+                    })
                 })
-            })
-            .collect::<Result<_, _>>()?;
+                .collect()
+        }
+        let (vectors, cost) = if costs {
+            (
+                Vec::new(),
+                read_entries(entries, CostVector::from_json, error)?,
+            )
+        } else {
+            (read_entries(entries, Vector::from_json, error)?, Vec::new())
+        };
         Ok(VectorFile {
             path: path.to_path_buf(),
             description,
             vectors,
+            cost,
             tree,
         })
     }

@@ -7,7 +7,7 @@ use super::output::say;
 use super::vectors::load;
 use super::{Exit, Format};
 use crate::config::Generation;
-use crate::harness::runner::adapter::{BuiltIn, External, Implementation};
+use crate::harness::runner::adapter::{BuiltIn, Description, External, Implementation};
 use crate::harness::runner::report::Subject;
 use crate::harness::runner::vectors::Vector;
 use crate::harness::runner::{self, baseline, report, Selection, Status, VectorResult};
@@ -116,6 +116,23 @@ pub fn run(args: ConformanceArgs) -> Exit {
     })
 }
 
+/// `implementation`'s `describe`, named on the human report; a failure
+/// is reported and ends the command as unusable.
+fn described(implementation: &mut dyn Implementation, human: bool) -> Result<Description, Exit> {
+    match implementation.describe() {
+        Ok(description) => {
+            if human {
+                say!("implementation: {description}");
+            }
+            Ok(description)
+        }
+        Err(problem) => {
+            eprintln!("describe failed: {problem}");
+            Err(Exit::Unusable)
+        }
+    }
+}
+
 /// The command line that runs `run`'s implementation again, for the
 /// "alone:" hint of each failure.
 fn rerun_command(run: &ConformanceRun) -> String {
@@ -193,17 +210,10 @@ fn conformance(run: ConformanceRun) -> Exit {
         None => {
             let mut profiles = Vec::new();
             for generation in Generation::ALL {
-                let description = match BuiltIn(generation).describe() {
-                    Ok(description) => description,
-                    Err(problem) => {
-                        eprintln!("describe failed: {problem}");
-                        return Exit::Unusable;
-                    }
-                };
-                if human {
-                    say!("implementation: {description}");
+                match described(&mut BuiltIn(generation), human) {
+                    Ok(description) => profiles.push(description),
+                    Err(exit) => return exit,
                 }
-                profiles.push(description);
             }
             let report = runner::run_reference(&suite, &run.selection, show);
             // Cost is measured through the reference's own adapter process,
@@ -213,16 +223,10 @@ fn conformance(run: ConformanceRun) -> Exit {
         }
         Some(command) => {
             let mut subject = External::new(command, run.timeout).with_backtraces(run.backtrace);
-            let description = match subject.describe() {
+            let description = match described(&mut subject, human) {
                 Ok(description) => description,
-                Err(problem) => {
-                    eprintln!("describe failed: {problem}");
-                    return Exit::Unusable;
-                }
+                Err(exit) => return exit,
             };
-            if human {
-                say!("implementation: {description}");
-            }
             let report = runner::run(&suite, &mut subject, &description, &run.selection, show);
             (report, Subject::One(description.clone()), Some(description))
         }

@@ -254,7 +254,8 @@ pub enum Measured {
 
 /// Times `vector` on `implementation`: sizes double from `start` until one
 /// takes longer than [`SLOW`] (and three took at least [`FLOOR`]), one takes
-/// longer than four times [`SLOW`], or the next would pass `max`; each
+/// longer than four times [`SLOW`] (with fewer than three over [`FLOOR`],
+/// sizes in between are timed: [`refine`]), or the next would pass `max`; each
 /// size is asked up to [`SAMPLES`] times (once when it takes half of
 /// [`SLOW`]) and its fastest answer counts. An exponent over [`LIMIT`] is
 /// confirmed before it stands: the sizes it was estimated from are asked
@@ -275,10 +276,15 @@ pub fn measure(implementation: &mut dyn Implementation, vector: &CostVector) -> 
         // A slow size ends the growth once three sizes are long enough to
         // judge (an op whose time jumps at one size, as a budget starts to
         // drop messages, gets more); a very slow one ends it anyway.
-        let judged = points
-            .iter()
-            .filter(|point| point.seconds >= FLOOR.as_secs_f64())
-            .count();
+        let judged = judged_count(&points);
+        if took > 4 * SLOW && judged < 3 {
+            // Too steep for doubling to give three sizes to judge: sizes
+            // in between are timed instead of waving the growth through.
+            if let Err(measured) = refine(implementation, vector, &mut points) {
+                return measured;
+            }
+            break;
+        }
         if (took > SLOW && judged >= 3) || took > 4 * SLOW || n.saturating_mul(2) > vector.max {
             break;
         }
@@ -300,6 +306,59 @@ pub fn measure(implementation: &mut dyn Implementation, vector: &CostVector) -> 
     }
     let exponent = exponent(&points);
     Measured::Growth(Growth { points, exponent })
+}
+
+/// How many of `points` took at least [`FLOOR`].
+fn judged_count(points: &[Point]) -> usize {
+    points
+        .iter()
+        .filter(|point| point.seconds >= FLOOR.as_secs_f64())
+        .count()
+}
+
+/// At most this many sizes are added between doublings.
+const REFINEMENTS: usize = 8;
+
+/// Adds sizes between the doublings of a growth too steep to give three
+/// sizes over [`FLOOR`] (6 ms, then 659 ms, then 3.3 s): the widest gap
+/// below a judged size is split at its geometric middle, and again, until
+/// three sizes are judged, the gaps are single steps of `n`, or
+/// [`REFINEMENTS`] sizes were added. A quadratic op shows its exponent at the
+/// finer steps; an op whose time jumps once at a threshold and then grows
+/// linearly shows its linear tail.
+fn refine(
+    implementation: &mut dyn Implementation,
+    vector: &CostVector,
+    points: &mut Vec<Point>,
+) -> Result<(), Measured> {
+    for _ in 0..REFINEMENTS {
+        if judged_count(points) >= 3 {
+            break;
+        }
+        let widest = points
+            .windows(2)
+            .enumerate()
+            .filter(|(_, pair)| {
+                pair[1].seconds >= FLOOR.as_secs_f64() && pair[1].size > pair[0].size + 1
+            })
+            .max_by(|(_, a), (_, b)| {
+                let ratio = |pair: &[Point]| pair[1].size as f64 / pair[0].size as f64;
+                ratio(a).total_cmp(&ratio(b))
+            })
+            .map(|(index, _)| index);
+        let Some(index) = widest else { break };
+        let (low, high) = (points[index].size, points[index + 1].size);
+        let middle = ((low as f64 * high as f64).sqrt().round() as u64).clamp(low + 1, high - 1);
+        let took = time_size(implementation, vector, middle)?;
+        points.insert(
+            index + 1,
+            Point {
+                size: middle,
+                seconds: took.as_secs_f64(),
+            },
+        );
+    }
+    Ok(())
 }
 
 /// The fastest of up to [`SAMPLES`] answers at size `n` (one when it takes
@@ -381,6 +440,71 @@ mod tests {
                 .unwrap()
         );
         assert!(expand(&parse(r#"{"t":{"$text":[{"$repeat":"x"}]}}"#).unwrap(), 1).is_err());
+    }
+
+    /// An implementation whose answer to a text of `n` characters takes
+    /// `delay(n)`.
+    struct Sleeper(fn(u64) -> Duration);
+
+    impl Implementation for Sleeper {
+        fn describe(&mut self) -> Result<Description, String> {
+            Err("not described".to_owned())
+        }
+
+        fn call(&mut self, _op: &str, input: &Json) -> Result<Outcome, String> {
+            let n = input
+                .get("text")
+                .and_then(Json::as_string)
+                .map_or(0, |text| text.len());
+            std::thread::sleep((self.0)(n as u64));
+            Ok(Outcome::Output(Json::Null))
+        }
+    }
+
+    fn steep_vector() -> CostVector {
+        CostVector {
+            id: "cost.test.steep".to_owned(),
+            rules: vec!["cost.test".to_owned()],
+            description: "steep".to_owned(),
+            op: "test".to_owned(),
+            features: vec!["test".to_owned()],
+            generator: parse(r#"{"text":{"$text":[{"$repeat":"x","$count":1}]}}"#).unwrap(),
+            start: 16,
+            max: 1024,
+        }
+    }
+
+    #[test]
+    fn a_growth_too_steep_for_doubling_is_timed_at_finer_steps() {
+        // runner.cost: 1 ms at 16, then 2.2 s at 32 (n⁸ between them):
+        // doubling leaves one judged size; the sizes in between give the
+        // exponent instead of a pass for want of three.
+        let steep = |n: u64| {
+            Duration::from_secs_f64(2.2 * (n as f64 / 32.0).powi(8)).max(Duration::from_millis(1))
+        };
+        let Measured::Growth(growth) = measure(&mut Sleeper(steep), &steep_vector()) else {
+            panic!("a growth");
+        };
+        assert!(growth.points.len() > 2, "{}", growth.describe());
+        assert!(growth
+            .points
+            .windows(2)
+            .all(|pair| pair[0].size < pair[1].size));
+        assert!(growth.exceeds(), "{}", growth.describe());
+        // A time that jumps once at a threshold and grows linearly after it
+        // passes at the finer steps.
+        let jump = |n: u64| {
+            if n <= 16 {
+                Duration::from_millis(1)
+            } else {
+                Duration::from_secs_f64(2.2 * n as f64 / 32.0)
+            }
+        };
+        let Measured::Growth(growth) = measure(&mut Sleeper(jump), &steep_vector()) else {
+            panic!("a growth");
+        };
+        assert!(growth.points.len() > 2, "{}", growth.describe());
+        assert!(!growth.exceeds(), "{}", growth.describe());
     }
 
     #[test]

@@ -255,7 +255,7 @@ pub enum Measured {
 /// Times `vector` on `implementation`: sizes double from `start` until one
 /// takes longer than [`SLOW`] (and three took at least [`FLOOR`]), one takes
 /// longer than four times [`SLOW`] (with fewer than three over [`FLOOR`],
-/// sizes in between are timed: [`refine`]), or the next would pass `max`; each
+/// sizes in between are timed), or the next would pass `max`; each
 /// size is asked up to [`SAMPLES`] times (once when it takes half of
 /// [`SLOW`]) and its fastest answer counts. An exponent over [`LIMIT`] is
 /// confirmed before it stands: the sizes it was estimated from are asked

@@ -9,10 +9,15 @@
 //! (exponent near 2): robust to load, unlike the exact growth of another
 //! program's linear ops, which CI reports without gating.
 
+use dsh_session_reference::harness::runner::baseline;
 use dsh_session_reference::js::json::{self, Json};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
+
+mod oracle;
+use oracle::require_oracle;
 
 /// The timed runs take turns: each is judged on its own growth, not on the
 /// other's load (the runner tolerates load; the test need not add it).
@@ -208,17 +213,12 @@ fn exponent(result: &Json) -> f64 {
 
 /// The pinned oracle's known quadratic ops (spec/cost.md: its mention
 /// regex, retention and prepare), as `cost-baseline.txt` lists them.
-fn known_quadratic() -> Vec<String> {
+fn known_quadratic() -> BTreeSet<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("conformance/adapters/upstream-npm/cost-baseline.txt");
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|error| panic!("{}: {error}", path.display()))
-        .lines()
-        .filter_map(|line| line.split('#').next())
-        .map(str::trim)
-        .filter(|id| !id.is_empty())
-        .map(str::to_owned)
-        .collect()
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    baseline::parse(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
 }
 
 /// What CI gates of rc.8's cost run (issue #33, point 4): every known
@@ -231,15 +231,13 @@ fn known_quadratic() -> Vec<String> {
 fn rc8s_known_quadratic_ops_are_flagged() {
     let known = known_quadratic();
     assert_eq!(known.len(), 5, "{known:?}");
-    let oracle = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/adapters/upstream-npm");
-    assert!(
-        oracle
-            .join("node_modules/@deepseek-ai/dsh-session-reference/package.json")
-            .is_file(),
-        "install the oracle first: (cd {} && npm ci)",
-        oracle.display()
+    require_oracle();
+    let adapter = format!(
+        "node '{}'",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("conformance/adapters/upstream-npm/adapter.mjs")
+            .display()
     );
-    let adapter = format!("node '{}'", oracle.join("adapter.mjs").display());
     let _turn = TIMED
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -261,7 +259,7 @@ fn rc8s_known_quadratic_ops_are_flagged() {
         .into_iter()
         .filter(|result| text(result, "status") != "skipped")
         .collect();
-    let ids: Vec<String> = timed.iter().map(|result| text(result, "id")).collect();
+    let ids: BTreeSet<String> = timed.iter().map(|result| text(result, "id")).collect();
     assert_eq!(ids, known, "each known quadratic op is timed");
     for result in &timed {
         assert_eq!(

@@ -38,9 +38,11 @@ use dsh_session_reference::harness::runner::{self, Report, Selection};
 use dsh_session_reference::js::json::{self, Json};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
+
+mod oracle;
+use oracle::require_oracle;
 
 /// One answer may take this long (the suite's largest vectors take well
 /// under a second on upstream).
@@ -156,41 +158,6 @@ fn vectors_by_id() -> &'static HashMap<String, Vector> {
             .map(|(_, vector)| (vector.id.clone(), vector.clone()))
             .collect()
     })
-}
-
-/// Fails (never skips) when the oracle cannot run: these tests exist to
-/// show that the suite catches broken implementations. On a fresh checkout
-/// the pinned oracle is installed first (`npm ci`, once per test run), so
-/// that `cargo test` works on a new machine as the README promises.
-fn require_oracle() {
-    static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
-    let installed = INSTALLED.get_or_init(|| {
-        let dir = root().join("conformance/adapters/upstream-npm");
-        let package = dir.join("node_modules/@deepseek-ai/dsh-session-reference/package.json");
-        if package.is_file() {
-            return Ok(());
-        }
-        let status = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund", "--silent"])
-            .current_dir(&dir)
-            .status();
-        match status {
-            Ok(status) if status.success() && package.is_file() => Ok(()),
-            other => Err(format!(
-                "the upstream oracle is not installed ({} is missing) and `npm ci` in {} failed: {other:?}",
-                package.display(),
-                dir.display()
-            )),
-        }
-    });
-    if let Err(problem) = installed {
-        panic!("{problem}");
-    }
-    let node = Command::new("node").arg("--version").output();
-    assert!(
-        matches!(&node, Ok(output) if output.status.success()),
-        "node is needed to run the upstream oracle and its mutants, and `node --version` failed: {node:?}"
-    );
 }
 
 fn quoted(path: &Path) -> String {

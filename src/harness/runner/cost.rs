@@ -62,6 +62,13 @@ pub struct Point {
     pub seconds: f64,
 }
 
+impl Point {
+    /// Whether it took long enough to judge (at least [`FLOOR`]).
+    pub fn judged(&self) -> bool {
+        self.seconds >= FLOOR.as_secs_f64()
+    }
+}
+
 /// A cost vector's measurements and what they say.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Growth {
@@ -277,22 +284,22 @@ pub fn measure(implementation: &mut dyn Implementation, vector: &CostVector) -> 
         // judge (an op whose time jumps at one size, as a budget starts to
         // drop messages, gets more); a very slow one ends it anyway.
         let judged = judged_count(&points);
-        if took > 4 * SLOW && judged < 3 {
-            // Too steep for doubling to give three sizes to judge: sizes
-            // in between are timed instead of waving the growth through.
-            if let Err(measured) = refine(implementation, vector, &mut points) {
-                return measured;
-            }
-            break;
-        }
         if (took > SLOW && judged >= 3) || took > 4 * SLOW || n.saturating_mul(2) > vector.max {
             break;
         }
         n *= 2;
     }
+    let too_steep = points
+        .last()
+        .is_some_and(|last| last.seconds > (4 * SLOW).as_secs_f64());
+    if too_steep && judged_count(&points) < 3 {
+        if let Err(measured) = refine(implementation, vector, &mut points) {
+            return measured;
+        }
+    }
     if exponent(&points).is_some_and(|k| k > LIMIT) {
         let judged: Vec<usize> = (0..points.len())
-            .filter(|&index| points[index].seconds >= FLOOR.as_secs_f64())
+            .filter(|&index| points[index].judged())
             .collect();
         for index in judged[judged.len().saturating_sub(POINTS_USED)..]
             .iter()
@@ -310,10 +317,7 @@ pub fn measure(implementation: &mut dyn Implementation, vector: &CostVector) -> 
 
 /// How many of `points` took at least [`FLOOR`].
 fn judged_count(points: &[Point]) -> usize {
-    points
-        .iter()
-        .filter(|point| point.seconds >= FLOOR.as_secs_f64())
-        .count()
+    points.iter().filter(|point| point.judged()).count()
 }
 
 /// At most this many sizes are added between doublings.
@@ -338,9 +342,7 @@ fn refine(
         let widest = points
             .windows(2)
             .enumerate()
-            .filter(|(_, pair)| {
-                pair[1].seconds >= FLOOR.as_secs_f64() && pair[1].size > pair[0].size + 1
-            })
+            .filter(|(_, pair)| pair[1].judged() && pair[1].size > pair[0].size + 1)
             .max_by(|(_, a), (_, b)| {
                 let ratio = |pair: &[Point]| pair[1].size as f64 / pair[0].size as f64;
                 ratio(a).total_cmp(&ratio(b))
@@ -397,10 +399,7 @@ fn time_size(
 /// not the estimate, and pairs far apart weigh a size's noise down, while
 /// a quadratic op makes every slope near 2.
 pub fn exponent(points: &[Point]) -> Option<f64> {
-    let judged: Vec<&Point> = points
-        .iter()
-        .filter(|point| point.seconds >= FLOOR.as_secs_f64())
-        .collect();
+    let judged: Vec<&Point> = points.iter().filter(|point| point.judged()).collect();
     let judged = &judged[judged.len().saturating_sub(POINTS_USED)..];
     if judged.len() < 3 {
         return None;

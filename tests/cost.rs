@@ -154,8 +154,54 @@ fn a_quadratic_step_fails_its_vector() {
 
 /// Runs the cost vectors `filter` selects on the fixture port with
 /// `PORT_BUGS=quadratic-parse`: exactly the unclosed-brackets vector fails,
-/// with an exponent over 1.7 and one cause.
+/// with an exponent over 1.7 and one cause. The port runs on Node, whose
+/// heap growth can make a linear op time superlinearly while the machine
+/// is busy (issue #33): another vector that fails is timed again alone, up
+/// to [`RETIMES`] times, and counts as failed only if it fails every time
+/// (the quadratic one fails by far, every time).
 fn assert_quadratic_parse_caught(filter: &str) {
+    let _turn = TIMED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let (code, report) = quadratic_port_cost_run(filter);
+    assert_eq!(code, Some(1));
+    let failed: Vec<Json> = results(&report)
+        .into_iter()
+        .filter(|result| text(result, "status") == "failed")
+        .collect();
+    let ids: Vec<String> = failed
+        .iter()
+        .map(|result| text(result, "id"))
+        .filter(|id| id == "cost.mention.unclosed-brackets" || fails_every_time(id))
+        .collect();
+    assert_eq!(ids, ["cost.mention.unclosed-brackets"]);
+    let quadratic = &failed[0];
+    assert!(exponent(quadratic) > 1.7, "{}", json::to_wire(quadratic));
+    let causes = report
+        .get("causes")
+        .and_then(Json::as_array)
+        .expect("causes");
+    let signatures: Vec<String> = causes
+        .iter()
+        .map(|cause| text(cause, "signature"))
+        .collect();
+    assert!(
+        signatures.contains(&"cost: mention/parse grows faster than linearly".to_owned()),
+        "{signatures:?}"
+    );
+}
+
+/// How many more times a vector that failed but should not is timed.
+const RETIMES: usize = 2;
+
+/// Whether the cost vector `id` fails each of [`RETIMES`] more runs alone.
+fn fails_every_time(id: &str) -> bool {
+    (0..RETIMES).all(|_| quadratic_port_cost_run(id).0 == Some(1))
+}
+
+/// The JSON report and exit code of `conformance --cost` on the
+/// quadratic fixture port, for the vectors `filter` selects.
+fn quadratic_port_cost_run(filter: &str) -> (Option<i32>, Json) {
     let port = format!(
         "node '{}' '{}'",
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -163,9 +209,6 @@ fn assert_quadratic_parse_caught(filter: &str) {
             .display(),
         env!("CARGO_BIN_EXE_dsh-session-reference")
     );
-    let _turn = TIMED
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let output = Command::new(env!("CARGO_BIN_EXE_dsh-session-reference"))
         .args([
             "conformance",
@@ -180,24 +223,8 @@ fn assert_quadratic_parse_caught(filter: &str) {
         .env("PORT_BUGS", "quadratic-parse")
         .output()
         .expect("run conformance");
-    assert_eq!(output.status.code(), Some(1));
     let report = json::parse(String::from_utf8_lossy(&output.stdout).trim()).expect("a report");
-    let failed: Vec<Json> = results(&report)
-        .into_iter()
-        .filter(|result| text(result, "status") == "failed")
-        .collect();
-    let ids: Vec<String> = failed.iter().map(|result| text(result, "id")).collect();
-    assert_eq!(ids, ["cost.mention.unclosed-brackets"]);
-    assert!(exponent(&failed[0]) > 1.7, "{}", json::to_wire(&failed[0]));
-    let causes = report
-        .get("causes")
-        .and_then(Json::as_array)
-        .expect("causes");
-    assert_eq!(causes.len(), 1);
-    assert_eq!(
-        text(&causes[0], "signature"),
-        "cost: mention/parse grows faster than linearly"
-    );
+    (output.status.code(), report)
 }
 
 fn exponent(result: &Json) -> f64 {

@@ -219,8 +219,9 @@ fn agent_of(input: &Json) -> Result<Agent, Outcome> {
     Ok(Agent { id, route })
 }
 
-/// The protocol's `models` input as a model registry.
-struct JsonModels<'a>(Option<&'a Json>);
+/// The protocol's `models` input as a model registry (the runner's probes
+/// size a preparation's budget with it too, spec `runner.probes`).
+pub struct JsonModels<'a>(pub Option<&'a Json>);
 
 impl ModelCatalog for JsonModels<'_> {
     fn capacity(&self, provider: &[u16], model: &[u16]) -> Capacity {

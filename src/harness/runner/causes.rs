@@ -105,27 +105,7 @@ pub fn cause(op: &str, expected: Side, actual: Side) -> Option<(Cause, String)> 
     match (expected, actual) {
         (Side::Output(x), Side::Output(y)) => {
             let found = primary(edits(x, y))?;
-            let path = found.folded_path();
-            let op_family = family(op);
-            if op_family == "snapshot" && found.is_conversation() {
-                return Some((conversation_cause(), path));
-            }
-            // A member named after a family holds that family's value (a
-            // candidate's `mention`); an op's whole output is its family's.
-            let locus = found.locus().unwrap_or(op_family);
-            let family = (!found.kind.is_global()).then(|| {
-                FAMILIES
-                    .iter()
-                    .copied()
-                    .find(|f| *f == locus)
-                    .unwrap_or(op_family)
-            });
-            let edit = if found.kind.has_locus() {
-                format!("{} at {locus}", found.kind)
-            } else {
-                found.kind.to_string()
-            };
-            Some((Cause { family, edit }, path))
+            Some(output_cause(op, &found))
         }
         (expected, Side::Failure { problem, stderr }) => {
             let mut edit = failure(problem, stderr);
@@ -146,6 +126,73 @@ pub fn cause(op: &str, expected: Side, actual: Side) -> Option<(Cause, String)> 
         }
         (Side::Output(_), Side::Error(_)) => Some((unexpected_error(op), "$".to_owned())),
     }
+}
+
+/// The cause an edit of an output of `op` names, and its folded path.
+fn output_cause(op: &str, found: &Found) -> (Cause, String) {
+    let path = found.folded_path();
+    let op_family = family(op);
+    if op_family == "snapshot" && found.is_conversation() {
+        return (conversation_cause(), path);
+    }
+    // A member named after a family holds that family's value (a
+    // candidate's `mention`); an op's whole output is its family's.
+    let locus = found.locus().unwrap_or(op_family);
+    let family = (!found.kind.is_global()).then(|| {
+        FAMILIES
+            .iter()
+            .copied()
+            .find(|f| *f == locus)
+            .unwrap_or(op_family)
+    });
+    let edit = if found.kind.has_locus() {
+        format!("{} at {locus}", found.kind)
+    } else {
+        found.kind.to_string()
+    };
+    (Cause { family, edit }, path)
+}
+
+/// The part of an output an edit is in (spec `runner.causes`): what
+/// retention decided (a conversation, the retention stats) inside a
+/// prepared message, or the rest, the op's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Region {
+    /// The op's own part of its output.
+    Own,
+    /// What `retain` answers for a source of a prepared message: its
+    /// conversation in the prompt, its stats in the source record.
+    Retained,
+}
+
+/// Every cause of two outputs of `op` that differ: the most telling edit
+/// of the op's own region, then each cause of the region `retain`
+/// answers (the conversation, whose stats are folded into it, and
+/// `compacted`). Only `prepare` and `pre-step` have two regions; another
+/// op's outputs give at most one cause, as [`cause`] names it.
+pub fn causes_per_region(op: &str, expected: &Json, actual: &Json) -> Vec<(Region, Cause)> {
+    let prepared = matches!(op, "prepare" | "pre-step");
+    let (mut own, mut retained) = (Vec::new(), Vec::new());
+    for found in edits(expected, actual) {
+        if prepared && found.is_retained() {
+            retained.push(found);
+        } else {
+            own.push(found);
+        }
+    }
+    let mut causes: Vec<(Region, Cause)> = primary(own)
+        .map(|found| (Region::Own, output_cause(op, &found).0))
+        .into_iter()
+        .collect();
+    // What retain answers is already folded (the conversation and the
+    // stats derived from it are one cause): each of its causes counts.
+    for found in retained {
+        let cause = output_cause(op, &found).0;
+        if !causes.iter().any(|(_, known)| *known == cause) {
+            causes.push((Region::Retained, cause));
+        }
+    }
+    causes
 }
 
 /// An error where the expected answer has none (an output, or another
@@ -179,9 +226,10 @@ pub fn alternative(op: &str, expected: Side, actual: Side) -> Option<Cause> {
 /// budget at all.
 const CONVERSATION_ERRORS: &[&str] = &["INTERNAL", "SESSION_REFERENCE_BUDGET_EXCEEDED"];
 
-/// The retention stats, which describe what was kept of the conversation.
+/// The retention stats, which describe what was kept of the conversation
+/// (`compacted` says whether the source was compacted, not what was kept:
+/// an edit of it is a cause of its own).
 const STATS: &[&str] = &[
-    "compacted",
     "originalMessages",
     "retainedMessages",
     "omittedMessages",
@@ -274,15 +322,20 @@ impl Found {
     /// a `conversation`, in the retention stats, or a whole snapshot
     /// against `null`.
     fn is_conversation(&self) -> bool {
-        let in_conversation = self
-            .path
-            .iter()
-            .any(|step| *step == Step::Member("conversation".to_owned()));
+        let in_conversation = self.path.iter().any(|step| {
+            matches!(step, Step::Member(name) if name == "conversation" || name == OMISSIONS)
+        });
         let whole_against_null = self.path.is_empty()
             && matches!(self.kind, EditKind::Type { expected, actual } if expected == "null" || actual == "null");
         in_conversation
             || self.locus().is_some_and(|locus| STATS.contains(&locus))
             || whole_against_null
+    }
+
+    /// Whether the edit is in what `retain` answers for a source: its
+    /// conversation, or any of its stats (`compacted` too).
+    fn is_retained(&self) -> bool {
+        self.is_conversation() || self.locus() == Some("compacted")
     }
 
     /// What makes two edits one cause (within one op family): edits of a
@@ -337,6 +390,9 @@ enum EditKind {
     Whitespace { trimmed: bool },
     /// A number written another way (same value).
     NumberSpelled,
+    /// A JSON value written as other text (same value, not by its
+    /// escapes): spacing, number spelling.
+    JsonSpelled,
     /// Any other change of a text.
     TextChanged,
     /// A value of another JSON type.
@@ -360,6 +416,7 @@ impl EditKind {
                 | EditKind::ClassReplaced { .. }
                 | EditKind::Renamed { .. }
                 | EditKind::NumberSpelled
+                | EditKind::JsonSpelled
         )
     }
 
@@ -394,6 +451,7 @@ impl fmt::Display for EditKind {
             EditKind::Whitespace { trimmed: true } => f.write_str("whitespace trimmed"),
             EditKind::Whitespace { trimmed: false } => f.write_str("whitespace padded"),
             EditKind::NumberSpelled => f.write_str("number spelled otherwise"),
+            EditKind::JsonSpelled => f.write_str("JSON spelled otherwise"),
             EditKind::TextChanged => f.write_str("text changed"),
             EditKind::Type { expected, actual } => write!(f, "{actual} instead of {expected}"),
             EditKind::NumberChanged => f.write_str("number changed"),
@@ -474,12 +532,26 @@ fn collect(path: &mut Vec<Step>, expected: &Json, actual: &Json, found: &mut Vec
     }
     match (expected, actual) {
         (Json::Object(x), Json::Object(y)) => match member_edit(x, y) {
-            Some(kind) => record(found, path, kind),
             None => {
                 for ((key, a), (_, b)) in x.iter().zip(y) {
                     path.push(Step::Member(key.to_string_lossy()));
                     collect(path, a, b, found);
                     path.pop();
+                }
+            }
+            // Every edit counts: the members both have are compared too,
+            // so another change under a reordered or renamed object still
+            // shows.
+            Some(kind) => {
+                record(found, path, kind);
+                let theirs: std::collections::HashMap<&[u16], &Json> =
+                    y.iter().map(|(key, value)| (key.units(), value)).collect();
+                for (key, a) in x {
+                    if let Some(b) = theirs.get(key.units()) {
+                        path.push(Step::Member(key.to_string_lossy()));
+                        collect(path, a, b, found);
+                        path.pop();
+                    }
                 }
             }
         },
@@ -654,16 +726,36 @@ fn embedded_edits(
     let newline = u16::from(b'\n');
     let x: Vec<&[u16]> = expected.split(|&unit| unit == newline).collect();
     let y: Vec<&[u16]> = actual.split(|&unit| unit == newline).collect();
-    if x.len() != y.len() {
+    // Lines only one side has at the end are a notice of omissions one
+    // side wrote and the other did not (it follows the snapshot in the
+    // newest generation's prompt): what retention decided.
+    let shared = x.len().min(y.len());
+    let notice = x.len() != y.len();
+    if notice
+        && !x[shared..]
+            .iter()
+            .chain(&y[shared..])
+            .any(|line| parse_line(line).is_some())
+    {
         return false;
     }
-    let parse = |line: &[u16]| -> Option<Json> {
-        let first = *line.first()?;
-        if first != u16::from(b'[') && first != u16::from(b'{') {
-            return None;
+    // A text of one line that is another JSON value (`json/tag-safe` of a
+    // number) is read only to tell the same value spelled otherwise.
+    if x.len() == 1 && y.len() == 1 && parse_line(x[0]).is_none() {
+        let same = parse_value(x[0]).is_some_and(|value| parse_value(y[0]) == Some(value));
+        if same {
+            let kind = match escape_edit(x[0], y[0]) {
+                Some(added) => EditKind::Escape { added },
+                None => EditKind::JsonSpelled,
+            };
+            found.push(Found {
+                path: path.clone(),
+                kind,
+            });
         }
-        json::parse(&String::from_utf16_lossy(line)).ok()
-    };
+        return same;
+    }
+    let parse = parse_line;
     let mut lines = Vec::new();
     for (a, b) in x.iter().zip(&y) {
         if a == b {
@@ -675,6 +767,14 @@ fn embedded_edits(
         }
     }
     path.push(Step::Embedded);
+    if notice {
+        path.push(Step::Member(OMISSIONS.to_owned()));
+        found.push(Found {
+            path: path.clone(),
+            kind: EditKind::Items,
+        });
+        path.pop();
+    }
     for (line_a, line_b, value_a, value_b) in &lines {
         let before = found.len();
         collect(path, value_a, value_b, found);
@@ -682,7 +782,7 @@ fn embedded_edits(
             // The same value written otherwise: escapes, or spelling.
             let kind = match escape_edit(line_a, line_b) {
                 Some(added) => EditKind::Escape { added },
-                None => EditKind::TextChanged,
+                None => EditKind::JsonSpelled,
             };
             found.push(Found {
                 path: path.clone(),
@@ -693,6 +793,35 @@ fn embedded_edits(
     path.pop();
     true
 }
+
+/// The JSON value a line of a prompt holds, if it is one (an object or an
+/// array).
+fn parse_line(line: &[u16]) -> Option<Json> {
+    let first = *line.first()?;
+    if first != u16::from(b'[') && first != u16::from(b'{') {
+        return None;
+    }
+    parse_value(line)
+}
+
+/// The JSON value a line of text is, if it is one.
+fn parse_value(line: &[u16]) -> Option<Json> {
+    // A lone surrogate written raw (inside a string, the only place JSON
+    // text can hold one) is read as the escape that spells it, so that it
+    // keeps its value instead of becoming U+FFFD.
+    let mut text = String::with_capacity(line.len());
+    for decoded in char::decode_utf16(line.iter().copied()) {
+        match decoded {
+            Ok(c) => text.push(c),
+            Err(lone) => text.push_str(&format!("\\u{:04x}", lone.unpaired_surrogate())),
+        }
+    }
+    json::parse(&text).ok()
+}
+
+/// The locus of a notice of omissions one side of a prompt has and the
+/// other lacks.
+const OMISSIONS: &str = "omissions";
 
 /// Whether two different texts differ only in escapes (`\X`, `\uXXXX`):
 /// the same once escapes are read, or the same without backslashes, or
@@ -1157,5 +1286,81 @@ mod tests {
             show(Side::Error("A"), hang).as_deref(),
             Some("hang: no answer within the timeout")
         );
+    }
+
+    #[test]
+    fn every_region_of_a_prepared_message_is_a_cause() {
+        // runner.causes: a pervasive edit of the source record does not
+        // hide a retention edit beside it, even under reordered members.
+        let prepared = |order: &str, compacted: bool| {
+            output(&format!(
+                r#"{{"additionalContext":{{"source":{{{order},"references":[{{"sessionId":"s","compacted":{compacted}}}]}}}}}}"#
+            ))
+        };
+        let expected = prepared(r#""kind":"k","version":1"#, true);
+        let actual = prepared(r#""version":1,"kind":"k""#, false);
+        let causes: Vec<String> = causes_per_region("prepare", &expected, &actual)
+            .iter()
+            .map(|(_, cause)| cause.to_string())
+            .collect();
+        assert_eq!(
+            causes,
+            [
+                "snapshot: members reordered at source",
+                "snapshot: boolean changed at compacted"
+            ]
+        );
+        // Another op's output is one region: its most telling edit.
+        assert_eq!(causes_per_region("retain", &expected, &actual).len(), 1);
+    }
+
+    #[test]
+    fn a_notice_of_omissions_one_side_lacks_is_what_retention_decided() {
+        // runner.causes
+        let prompt = |notice: &str| {
+            let text = format!("## H\n<x>\n[{{\"conversation\":[]}}]\n</x>{notice}");
+            format!(
+                r#"{{"content":[{{"type":"text","text":{}}}]}}"#,
+                json::stringify(&Json::str(&text))
+            )
+        };
+        assert_eq!(
+            cause_of(
+                "prepare",
+                &prompt("\n\nReference omissions\n[{\"omittedMessages\":1}]"),
+                &prompt("")
+            ),
+            "snapshot: conversation differs"
+        );
+    }
+
+    #[test]
+    fn json_written_otherwise_is_one_cause_whatever_op() {
+        // runner.causes
+        let line = |text: &str| json::stringify(&Json::str(text));
+        assert_eq!(
+            cause_of(
+                "json/tag-safe",
+                &line(r#"{"a":[1,2]}"#),
+                &line(r#"{"a": [1, 2]}"#)
+            ),
+            "JSON spelled otherwise"
+        );
+        assert_eq!(
+            cause_of(
+                "json/tag-safe",
+                &line(r#"[1e21]"#),
+                &line(r#"[1000000000000000000000]"#)
+            ),
+            "JSON spelled otherwise"
+        );
+        // A lone surrogate written raw keeps its value: an escape removed.
+        let escaped = Json::str(r#"["\ud800"]"#);
+        let raw = Json::String(JsString::from_units(
+            r#"[""#.encode_utf16().chain([0xD800]).chain(r#""]"#.encode_utf16()).collect(),
+        ));
+        let found = cause("json/tag-safe", Side::Output(&escaped), Side::Output(&raw))
+            .map(|(cause, _)| cause.to_string());
+        assert_eq!(found.as_deref(), Some("escape removed"));
     }
 }

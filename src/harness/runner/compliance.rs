@@ -356,7 +356,14 @@ fn cause_entry(entry: &Json) -> Result<CauseCount, String> {
         rules: strings(member(entry, "rules")?, "rules")?,
         vectors: strings(member(entry, "vectors")?, "vectors")?,
         example: string(member(entry, "example")?, "example")?,
+        probe: optional_string(entry, "probe")?,
+        chain: optional_string(entry, "chain")?,
     })
+}
+
+/// A string member that may be absent.
+fn optional_string(entry: &Json, name: &str) -> Result<Option<String>, String> {
+    entry.get(name).map(|value| string(value, name)).transpose()
 }
 
 fn vector_entry(result: &Json) -> Result<VectorEntry, String> {
@@ -580,6 +587,9 @@ impl Matrix {
                     markdown_code(&cause.example),
                     markdown_code(&show_command(&cause.example)),
                 );
+                if let Some(chain) = &cause.chain {
+                    let _ = writeln!(out, "   probed: {}", markdown_code(chain));
+                }
             }
         }
         out.push_str("\n### Areas\n\n");
@@ -735,7 +745,11 @@ impl Matrix {
                      <span class=\"cause-count\">{vectors}</span></p>\n<dl>\n\
                      <dt>rules</dt><dd class=\"cause-rules\">{rules}</dd>\n\
                      <dt>example</dt><dd class=\"cause-example\" data-vector=\"{example}\"><code>{example}</code></dd>\n\
-                     <dt>show it</dt><dd class=\"cause-command\"><code>{command}</code></dd>\n</dl></li>",
+                     <dt>show it</dt><dd class=\"cause-command\"><code>{command}</code></dd>\n{probed}</dl></li>",
+                    probed = cause.chain.as_ref().map_or(String::new(), |chain| format!(
+                        "<dt>probed</dt><dd class=\"cause-probe\"><code>{}</code></dd>\n",
+                        escape(chain)
+                    )),
                     count = cause.count,
                     signature = escape(&cause.signature),
                     vectors = vectors_count(cause.count, "vector"),
@@ -1193,6 +1207,8 @@ mod tests {
             rules: rules.iter().map(|rule| (*rule).to_owned()).collect(),
             vectors: vectors.iter().map(|id| (*id).to_owned()).collect(),
             example: vectors[0].to_owned(),
+            probe: None,
+            chain: None,
         }
     }
 
@@ -1259,7 +1275,13 @@ mod tests {
                             "uri.encode.form",
                         ],
                     ),
-                    cause("mention: whitespace trimmed at label", &["b"], &[]),
+                    CauseCount {
+                        chain: Some(
+                            "mention/format fails because uri/encode {\"sessionId\":\"<\"} answers \"x\" (expected \"y\")"
+                                .to_owned(),
+                        ),
+                        ..cause("mention: whitespace trimmed at label", &["b"], &[])
+                    },
                 ],
             ),
         ])
@@ -1352,6 +1374,10 @@ mod tests {
         ));
         assert!(html.contains("<dd class=\"cause-rules\">none</dd>"));
         assert!(html.contains("<code>dsh-session-reference show a</code>"));
+        // runner.probes: a cause traced by probing shows its chain.
+        assert!(html.contains(
+            "<dt>probed</dt><dd class=\"cause-probe\"><code>mention/format fails because uri/encode {&quot;sessionId&quot;:&quot;&lt;&quot;} answers &quot;x&quot; (expected &quot;y&quot;)</code></dd>"
+        ), "{html}");
         assert!(html.contains("id=\"rule-uri.decode.prefix\""));
     }
 
@@ -1371,7 +1397,8 @@ mod tests {
              `mention.format.form`, `custom.rule`, `uri.decode.error`, and 2 more; \
              example: `a` (`dsh-session-reference show a`)\n\
              2. `mention: whitespace trimmed at label` (1 vector); rules: none; \
-             example: `b` (`dsh-session-reference show b`)\n"
+             example: `b` (`dsh-session-reference show b`)\n   \
+             probed: `mention/format fails because uri/encode {\"sessionId\":\"<\"} answers \"x\" (expected \"y\")`\n"
         ), "{markdown}");
         assert!(at("| area |") < at("### Failing rules"));
         assert!(

@@ -9,6 +9,8 @@ pub mod compliance;
 pub mod cost;
 pub mod diff;
 pub mod differential;
+pub mod ops;
+pub mod probes;
 pub mod report;
 pub mod vectors;
 
@@ -67,6 +69,7 @@ impl Status {
             profile: None,
             stderr: String::new(),
             input_bytes: json::stringify(&vector.input).len(),
+            chain: None,
         }))
     }
 }
@@ -86,6 +89,9 @@ pub struct FailureDetail {
     /// The size of the vector's input as JSON text, to pick a cause's
     /// smallest example (spec `runner.causes`).
     pub input_bytes: usize,
+    /// The failing probes down to the lowest op that answers wrong, when
+    /// one does (spec `runner.probes`): the failure's cause is that op's.
+    pub chain: Option<probes::Chain>,
 }
 
 impl FailureDetail {
@@ -96,6 +102,9 @@ impl FailureDetail {
             Expect::Output(output) => causes::Side::Output(output),
             Expect::Error(code) => causes::Side::Error(code),
         };
+        if let Some(chain) = &self.chain {
+            return (chain.cause(), None);
+        }
         let actual = causes::Side::of(&self.actual, &self.stderr);
         let cause = match causes::cause(op, expected, actual) {
             Some((cause, _)) => cause,
@@ -107,6 +116,38 @@ impl FailureDetail {
             },
         };
         (cause, causes::alternative(op, expected, actual))
+    }
+
+    /// Every cause the failure shows (spec `runner.causes`,
+    /// `runner.probes`), the first being [`FailureDetail::causes`]'s: each
+    /// region of a prepared message's output gives its own, and a chain of
+    /// probes replaces the causes of what it explains (the region `retain`
+    /// answers, when it is a retention or JSON probe of a preparation;
+    /// else the whole failure).
+    pub fn all_causes(&self, op: &str) -> Vec<causes::Cause> {
+        let (first, _) = self.causes(op);
+        let regions = match (&self.expected, &self.actual) {
+            (Expect::Output(expected), Ok(Outcome::Output(actual))) => {
+                causes::causes_per_region(op, expected, actual)
+            }
+            _ => Vec::new(),
+        };
+        let prepared = matches!(op, "prepare" | "pre-step");
+        let (mut all, explained) = match &self.chain {
+            None => (vec![first], None),
+            Some(chain)
+                if prepared && matches!(chain.steps[0].op.as_str(), "retain" | "json/tag-safe") =>
+            {
+                (chain.causes(), Some(causes::Region::Retained))
+            }
+            Some(chain) => return chain.causes(),
+        };
+        for (region, cause) in regions {
+            if Some(region) != explained && !all.contains(&cause) {
+                all.push(cause);
+            }
+        }
+        all
     }
 
     /// Where the outputs first differ, when both sides are outputs.
@@ -133,6 +174,10 @@ impl FailureDetail {
                 show_expect(expected),
                 show_outcome(actual)
             ),
+        };
+        let text = match &self.chain {
+            Some(chain) => format!("{text}\n  probed: {}", chain.explain("it")),
+            None => text,
         };
         match self.profile {
             Some(profile) => format!("[{profile} profile] {text}"),
@@ -303,12 +348,37 @@ pub fn run(
     on_result: impl FnMut(&Vector, &VectorResult),
 ) -> Report {
     let declared = |feature: &str| description.features.iter().any(|f| f == feature);
+    let mut prober = probes::Prober::new(description);
+    let mut reference = adapter::BuiltIn(prober.generation());
+    // A fifth of the requests the run sends for its vectors.
+    let allowance = probes::MIN_ALLOWANCE.max(
+        suite
+            .vectors()
+            .filter(|(_, vector)| {
+                selection
+                    .gate(vector, &declared, &description.capabilities)
+                    .is_ok()
+            })
+            .count()
+            / 5,
+    );
     run_with(suite, on_result, |vector| {
         selection.gate(vector, &declared, &description.capabilities)?;
         let answer = implementation.call(&vector.op, &vector.input);
         let mut status = check(vector, answer);
         if let Status::Failed(detail) = &mut status {
             detail.stderr = implementation.take_stderr();
+            // spec runner.probes: a failure is traced to the lowest op that
+            // already answers wrong, within a fifth of the run's requests.
+            let (own, _) = detail.causes(&vector.op);
+            detail.chain = prober.attribute_within(
+                &mut reference,
+                implementation,
+                &vector.op,
+                &vector.input,
+                own,
+                allowance,
+            );
         }
         Ok(status)
     })
@@ -405,6 +475,7 @@ pub fn run_cost(
                             profile: None,
                             stderr,
                             input_bytes,
+                            chain: None,
                         }))
                     };
                     match measured {

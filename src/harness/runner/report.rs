@@ -178,6 +178,15 @@ pub struct CauseCount {
     /// The one with the fewest input bytes (the first such, in suite
     /// order).
     pub example: String,
+    /// When probing traced the cause to a lower op (spec `runner.probes`):
+    /// its smallest failing probe, the smallest example of all, as `OP
+    /// INPUT answers X (expected Y)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<String>,
+    /// The chain that led to that probe from a failed vector: `OP fails
+    /// because OP … answers …`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain: Option<String>,
 }
 
 /// The causes of a run's failures, most vectors first (ties: found first).
@@ -188,6 +197,7 @@ pub fn causes(report: &Report) -> Vec<CauseCount> {
         rules: Vec<(&'a str, usize)>,
         vectors: Vec<&'a str>,
         example: (usize, &'a str),
+        probe: Option<(usize, String, String)>,
     }
     fn tally<'a>(counts: &mut Vec<(&'a str, usize)>, key: &'a str) {
         match counts.iter_mut().find(|(known, _)| *known == key) {
@@ -200,50 +210,82 @@ pub fn causes(report: &Report) -> Vec<CauseCount> {
         counts.into_iter().map(|(key, _)| key.to_owned()).collect()
     }
     // A failure with two readings counts under the one more failures share.
-    let readings: Vec<(String, Option<String>)> = report
+    let readings: Vec<(Vec<String>, Option<String>)> = report
         .failures()
         .map(|(result, detail)| {
             // A cost vector's failure is its growth, whatever it answered.
             if result.cost.is_some() {
                 return (
-                    format!("cost: {} grows faster than linearly", result.op),
+                    vec![format!("cost: {} grows faster than linearly", result.op)],
                     None,
                 );
             }
-            let (cause, alternative) = detail.causes(&result.op);
-            (cause.to_string(), alternative.map(|a| a.to_string()))
+            let (_, alternative) = detail.causes(&result.op);
+            let all = detail
+                .all_causes(&result.op)
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            (all, alternative.map(|a| a.to_string()))
         })
         .collect();
     let mut primary: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for (cause, _) in &readings {
-        *primary.entry(cause).or_default() += 1;
+    for (all, _) in &readings {
+        *primary.entry(&all[0]).or_default() += 1;
     }
     let mut groups: Vec<Group> = Vec::new();
     let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for ((result, detail), (cause, alternative)) in report.failures().zip(&readings) {
+    for ((result, detail), (all, alternative)) in report.failures().zip(&readings) {
         let count = |reading: &str| primary.get(reading).copied().unwrap_or(0);
-        let signature = match alternative {
-            Some(other) if count(other) > count(cause) => other.clone(),
-            _ => cause.clone(),
+        let first = match alternative {
+            Some(other) if count(other) > count(&all[0]) => other.clone(),
+            _ => all[0].clone(),
         };
-        let at = *index.entry(signature.clone()).or_insert_with(|| {
-            groups.push(Group {
-                signature,
-                ops: Vec::new(),
-                rules: Vec::new(),
-                vectors: Vec::new(),
-                example: (detail.input_bytes, &result.id),
+        // Every edit counts (spec runner.causes): the vector is counted
+        // under each of its causes.
+        let signatures = std::iter::once(first).chain(all[1..].iter().cloned());
+        for signature in signatures {
+            let at = *index.entry(signature.clone()).or_insert_with(|| {
+                groups.push(Group {
+                    signature,
+                    ops: Vec::new(),
+                    rules: Vec::new(),
+                    vectors: Vec::new(),
+                    example: (detail.input_bytes, &result.id),
+                    probe: None,
+                });
+                groups.len() - 1
             });
-            groups.len() - 1
-        });
-        let group = &mut groups[at];
-        tally(&mut group.ops, &result.op);
-        for rule in result.rules.iter().filter(|rule| is_behaviour_rule(rule)) {
-            tally(&mut group.rules, rule);
-        }
-        group.vectors.push(&result.id);
-        if detail.input_bytes < group.example.0 {
-            group.example = (detail.input_bytes, &result.id);
+            let group = &mut groups[at];
+            if group.vectors.last() == Some(&result.id.as_str()) {
+                continue;
+            }
+            tally(&mut group.ops, &result.op);
+            for rule in result.rules.iter().filter(|rule| is_behaviour_rule(rule)) {
+                tally(&mut group.rules, rule);
+            }
+            group.vectors.push(&result.id);
+            if detail.input_bytes < group.example.0 {
+                group.example = (detail.input_bytes, &result.id);
+            }
+            let Some(chain) = &detail.chain else {
+                continue;
+            };
+            if chain.cause().to_string() != group.signature {
+                continue;
+            }
+            let lowest = chain.lowest();
+            if group
+                .probe
+                .as_ref()
+                .is_none_or(|(bytes, _, _)| lowest.input_bytes() < *bytes)
+            {
+                group.probe = Some((
+                    lowest.input_bytes(),
+                    lowest.describe(),
+                    chain.explain(&result.op),
+                ));
+            }
         }
     }
     let mut causes: Vec<CauseCount> = groups
@@ -255,6 +297,8 @@ pub fn causes(report: &Report) -> Vec<CauseCount> {
             rules: most_first(group.rules),
             vectors: group.vectors.iter().map(|id| (*id).to_owned()).collect(),
             example: group.example.1.to_owned(),
+            chain: group.probe.as_ref().map(|(_, _, chain)| chain.clone()),
+            probe: group.probe.map(|(_, probe, _)| probe),
         })
         .collect();
     causes.sort_by_key(|cause| std::cmp::Reverse(cause.count));
@@ -296,6 +340,9 @@ pub fn causes_block(report: &Report) -> Option<String> {
             cause.example,
             cause.example
         ));
+        if let Some(probe) = &cause.probe {
+            block.push_str(&format!("\n     probed: {probe}"));
+        }
     }
     Some(block)
 }
@@ -457,6 +504,23 @@ pub struct JsonFailure {
     /// The reference profile that failed, for the built-in reference.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<&'static str>,
+    /// The failing probes down to the lowest op that answers wrong (spec
+    /// `runner.probes`), when one does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain: Option<Vec<JsonProbe>>,
+}
+
+/// A failing probe in a failure's chain.
+#[derive(Debug, Serialize)]
+pub struct JsonProbe {
+    /// The lower op asked.
+    pub op: String,
+    /// Its input.
+    pub input: Box<RawValue>,
+    /// The reference's answer, as `expected` is written.
+    pub expected: Box<RawValue>,
+    /// The implementation's, as `actual` is written.
+    pub actual: Box<RawValue>,
 }
 
 /// The first difference of a failure.
@@ -564,6 +628,18 @@ pub fn to_json(
                     stderr: detail.stderr.clone(),
                     explanation: detail.explanation(),
                     profile: detail.profile,
+                    chain: detail.chain.as_ref().map(|chain| {
+                        chain
+                            .steps
+                            .iter()
+                            .map(|step| JsonProbe {
+                                op: step.op.clone(),
+                                input: raw(&step.input),
+                                expected: raw(&actual_json(&Ok(step.expected.clone()))),
+                                actual: raw(&actual_json(&step.actual)),
+                            })
+                            .collect()
+                    }),
                 }),
                 _ => None,
             },
@@ -714,6 +790,7 @@ mod tests {
             profile: None,
             stderr: "thread panicked at src/lib.rs\n".to_owned(),
             input_bytes: 10,
+            chain: None,
         }))
     }
 

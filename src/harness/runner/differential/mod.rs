@@ -9,9 +9,11 @@ pub mod requests;
 use super::adapter::{Description, Implementation};
 use super::causes::Cause;
 use super::diff;
+use super::ops::OPS;
+pub use super::ops::{known_ops, reference_generation};
+use super::probes::{Chain, Prober};
 use super::report::{actual_json, raw};
 use super::vectors::{LONE_SURROGATES, OPTIONAL_SEQ};
-use crate::config::Generation;
 use crate::js::json::Json;
 use crate::js::JsString;
 use crate::protocol::input_types::{self, DYNAMIC_INPUTS};
@@ -27,51 +29,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-/// Every op the command can generate, with the features that define it in
-/// each generation: `(op, rc.8 feature, newest feature)`; one feature for
-/// both when the op is the same in every generation.
-const OPS: &[(&str, &str, &str)] = &[
-    ("uri/encode", "uri", "uri"),
-    ("uri/decode", "uri", "uri"),
-    ("mention/format", "mention", "mention"),
-    ("mention/parse", "mention", "mention"),
-    ("json/tag-safe", "json", "json"),
-    // The newest generation's retain ignores developer/system events
-    // (`surface-v2`); rc.8's throws on them.
-    ("retain", "retain", "surface-v2"),
-    ("prepare", "prepare-v1", "prepare-v2"),
-    ("pre-step", "pre-step-v1", "pre-step-v2"),
-    ("config/check", "config-v1", "config-v2"),
-    ("candidates/list", "candidates-v1", "candidates-v2"),
-    ("candidates/remote", "candidates-v1", "candidates-v2"),
-    ("files/token", "files", "files"),
-    ("files/format", "files", "files"),
-    ("files/list", "files", "files"),
-];
-
-/// The generation of the reference to compare `b` with (spec
-/// `runner.differential`): rc.8's when `b` declares a feature only rc.8
-/// defines and none only the newest defines, else the newest.
-pub fn reference_generation(b: &Description) -> Generation {
-    let only_in = |one: Generation, other: Generation| {
-        b.features.iter().any(|feature| {
-            one.features().contains(&feature.as_str())
-                && !other.features().contains(&feature.as_str())
-        })
-    };
-    if only_in(Generation::Rc8, Generation::Newest) && !only_in(Generation::Newest, Generation::Rc8)
-    {
-        Generation::Rc8
-    } else {
-        Generation::Newest
-    }
-}
-
-/// The op names the command can generate.
-pub fn known_ops() -> impl Iterator<Item = &'static str> {
-    OPS.iter().map(|(op, _, _)| *op)
-}
 
 /// One op the run generates, and how.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,6 +60,25 @@ pub struct Plan {
     /// `candidates-fuzzy` and `config-fraction-type`, capability
     /// `optional-seq`).
     pub reach: Reach,
+    /// The reference generation disagreements are probed with (spec
+    /// `runner.probes`): B's ([`reference_generation`]); `None` when an op
+    /// is compared across generations, whose lower ops' answers differ by
+    /// design.
+    pub probes: Option<crate::config::Generation>,
+}
+
+impl Plan {
+    /// A prober for the run's disagreements, when it probes.
+    fn prober(&self) -> Option<Prober> {
+        let generation = self.probes?;
+        (self.mixed.is_empty()).then(|| {
+            Prober::within(
+                generation,
+                self.ops.iter().map(|planned| planned.op).collect(),
+                self.lone_surrogates,
+            )
+        })
+    }
 }
 
 impl Default for Reach {
@@ -150,6 +126,7 @@ pub fn plan(a: &Description, b: &Description, only: Option<&[String]>) -> Plan {
             fraction_types: both("config-fraction-type"),
             optional_seq: capable(OPTIONAL_SEQ),
         },
+        probes: Some(reference_generation(b)),
         ..Plan::default()
     };
     for &(op, v1, v2) in OPS {
@@ -348,6 +325,7 @@ pub fn compare(
         explanation,
         a,
         b,
+        chain: None,
     })
 }
 
@@ -362,6 +340,24 @@ pub struct Mismatch {
     pub a: Result<Outcome, String>,
     /// B's answer, as compared.
     pub b: Result<Outcome, String>,
+    /// The failing probes down to the lowest op where B answers otherwise
+    /// than A (spec `runner.probes`), when one does.
+    pub chain: Option<Chain>,
+}
+
+impl Mismatch {
+    /// This disagreement traced by `chain` (spec `runner.probes`): its class
+    /// is the lowest probe's cause, shown at that probe.
+    fn traced(mut self, chain: Chain) -> Mismatch {
+        let lowest = chain.lowest();
+        let (cause, path) = lowest.cause_at();
+        self.signature.cause = cause;
+        self.signature.alternative = None;
+        self.signature.op = lowest.op.clone();
+        self.signature.path = path;
+        self.chain = Some(chain);
+        self
+    }
 }
 
 fn show(answer: &Result<Outcome, String>) -> String {
@@ -754,6 +750,7 @@ pub fn run(
             .interrupted
             .is_some_and(|flag| flag.load(Ordering::Relaxed))
     };
+    let mut prober = plan.prober();
     let mut index: HashMap<Cause, usize> = HashMap::new();
     for case in 0..options.cases {
         if interrupted() {
@@ -779,15 +776,19 @@ pub fn run(
         // well-formed, and a case whose answer holds a lone surrogate
         // anyway (decoded from an escape, or cut from a pair) is outside
         // the domain both implement.
-        let mut ask = |input: &Json| -> Verdict {
+        let ask = |a: &mut dyn Implementation,
+                   b: &mut dyn Implementation,
+                   op: &str,
+                   input: &Json|
+         -> Verdict {
             // A typed port cannot decode an ill-typed member: outside the
             // domain both implement unless both declare dynamic-inputs.
-            if !dynamic_inputs && input_types::needs_dynamic_inputs(planned.op, input) {
+            if !dynamic_inputs && input_types::needs_dynamic_inputs(op, input) {
                 return Verdict::Beyond;
             }
-            let answer_a = a.call(planned.op, input);
+            let answer_a = a.call(op, input);
             let stderr_a = a.take_stderr();
-            let answer_b = b.call(planned.op, input);
+            let answer_b = b.call(op, input);
             let stderr_b = b.take_stderr();
             if let Some(problem) = dead(&answer_a).or(dead(&answer_b)) {
                 *dead_side.borrow_mut() = Some(problem.to_owned());
@@ -798,7 +799,7 @@ pub fn run(
                 return Verdict::Beyond;
             }
             match compare(
-                planned.op,
+                op,
                 planned.scope,
                 answer_a,
                 answer_b,
@@ -806,6 +807,22 @@ pub fn run(
             ) {
                 Some(mismatch) => Verdict::Disagree(Box::new(mismatch)),
                 None => Verdict::Agree,
+            }
+        };
+        // spec runner.probes: a disagreement is sorted by the lowest op
+        // where B already answers otherwise.
+        let mut trace = |a: &mut dyn Implementation,
+                         b: &mut dyn Implementation,
+                         op: &str,
+                         input: &Json,
+                         mismatch: Mismatch|
+         -> Mismatch {
+            match prober
+                .as_mut()
+                .and_then(|prober| prober.attribute(a, b, op, input))
+            {
+                Some(chain) => mismatch.traced(chain),
+                None => mismatch,
             }
         };
         let current = |tree: &dyn ValueTree<Value = Json>| {
@@ -816,7 +833,7 @@ pub fn run(
             }
         };
         let input = current(&*tree);
-        let mismatch = match ask(&input) {
+        let mismatch = match ask(a, b, planned.op, &input) {
             Verdict::Beyond => {
                 summary.beyond_capability += 1;
                 None
@@ -832,7 +849,7 @@ pub fn run(
             Verdict::Disagree(mismatch) => {
                 summary.cases += 1;
                 summary.per_op.entry(planned.op).or_default().1 += 1;
-                Some(*mismatch)
+                Some(trace(a, b, planned.op, &input, *mismatch))
             }
         };
         if let Some(mismatch) = mismatch {
@@ -853,20 +870,51 @@ pub fn run(
                 None if dead_side.borrow().is_some() => {}
                 None => {
                     let target = mismatch.signature.cause.clone();
-                    let mut smallest = (input, mismatch);
+                    // A step keeps the class when its disagreement, traced,
+                    // has the same cause: shrinking never walks to another
+                    // bug (spec runner.differential.classes).
+                    let mut same = |a: &mut dyn Implementation,
+                                    b: &mut dyn Implementation,
+                                    op: &str,
+                                    candidate: &Json|
+                     -> Option<Mismatch> {
+                        match ask(a, b, op, candidate) {
+                            Verdict::Disagree(found) if found.signature.cause == target => {
+                                let found = trace(a, b, op, candidate, *found);
+                                (found.signature.cause == target).then_some(found)
+                            }
+                            _ => None,
+                        }
+                    };
                     let mut steps = 0;
-                    let mut probes = 0;
-                    if options.shrink && tree.simplify() {
+                    // A traced class is shown, and shrunk, at its lowest
+                    // probe: the smallest request of all.
+                    let lowest = mismatch.chain.as_ref().map(|chain| {
+                        let step = chain.lowest();
+                        (step.op.clone(), step.input.clone())
+                    });
+                    let (op, mut smallest) = match lowest {
+                        Some((op, probe)) => {
+                            let at_probe = same(a, b, &op, &probe);
+                            match at_probe {
+                                Some(found) => (op, (probe, found)),
+                                None => (planned.op.to_owned(), (input, mismatch)),
+                            }
+                        }
+                        None => (planned.op.to_owned(), (input, mismatch)),
+                    };
+                    if op == planned.op && options.shrink && tree.simplify() {
+                        let mut probes = 0;
                         while probes < SHRINK_PROBES && !interrupted() {
                             probes += 1;
                             let candidate = current(&*tree);
-                            let moved = match ask(&candidate) {
-                                Verdict::Disagree(found) if found.signature.cause == target => {
-                                    smallest = (candidate, *found);
+                            let moved = match same(a, b, &op, &candidate) {
+                                Some(found) => {
+                                    smallest = (candidate, found);
                                     steps += 1;
                                     tree.simplify()
                                 }
-                                _ => tree.complicate(),
+                                None => tree.complicate(),
                             };
                             if !moved {
                                 break;
@@ -879,12 +927,12 @@ pub fn run(
                         if interrupted() {
                             return false;
                         }
-                        match ask(candidate) {
-                            Verdict::Disagree(found) if found.signature.cause == target => {
-                                last = Some(*found);
+                        match same(a, b, &op, candidate) {
+                            Some(found) => {
+                                last = Some(found);
                                 true
                             }
-                            _ => false,
+                            None => false,
                         }
                     });
                     if removed.steps > 0 {

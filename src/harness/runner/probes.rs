@@ -1,0 +1,808 @@
+//! Causes by probing (spec `runner.probes`, ours): the ops are layers of one
+//! another (`mention/format` writes what `uri/encode` answers, `prepare`
+//! retains what `retain` does and writes it as `json/tag-safe` does), and
+//! the reference knows every intermediate value. So when a request fails,
+//! the runner asks the implementation the lower ops' questions of that same
+//! request (its *probes*), with the reference's answers as the expectation,
+//! and traces the failure to the lowest op that already answers wrong: one
+//! bug of a lower layer is one cause, however many ops show it.
+//!
+//! A probe is derived from the failed request and from the reference's own
+//! answer to it (the ids a text mentions, the data a snapshot retains, the
+//! budget a preparation computes). Probes go only to ops the implementation
+//! declares, never carry a lone surrogate to one that does not declare
+//! `lone-surrogates`, and are bounded per failure ([`MAX_PROBES`]); answers
+//! are cached by request for the whole run, so a passing run sends none and
+//! a lower op asked again costs nothing.
+
+use super::adapter::{Description, Implementation};
+use super::causes::{self, Cause, Side};
+use super::diff::first_difference;
+use super::ops;
+use super::vectors::LONE_SURROGATES;
+use crate::config::{budget, Config, Generation};
+use crate::js::json::{self, Json};
+use crate::js::{is_js_whitespace, JsString};
+use crate::protocol::dispatch;
+use crate::protocol::wire::{Outcome, UNSUPPORTED};
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::DecodePaddingMode;
+use base64::Engine as _;
+use std::collections::HashMap;
+
+/// Requests sent to the implementation for one failure, at most (answers
+/// already cached are not counted).
+pub const MAX_PROBES: usize = 12;
+
+/// Requests a run may send for probes whatever its size; past it, at most
+/// a fifth of the vectors it runs.
+pub const MIN_ALLOWANCE: usize = 64;
+
+/// How many probes of one kind a request gets at most (the URIs of one
+/// text, the references of one preparation).
+const MAX_OF_A_KIND: usize = 8;
+
+/// How deep a chain of probes goes: pre-step, prepare, retain, the
+/// projection, its JSON.
+const MAX_DEPTH: usize = 5;
+
+/// `Number.MAX_SAFE_INTEGER`: a budget nothing exceeds, so that `retain`
+/// answers the projection alone.
+const UNBOUNDED: f64 = 9_007_199_254_740_991.0;
+
+/// One lower op's question, derived from a request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Probe {
+    /// The lower op.
+    pub op: &'static str,
+    /// Its input.
+    pub input: Json,
+}
+
+impl Probe {
+    fn new<const N: usize>(op: &'static str, members: [(&str, Json); N]) -> Probe {
+        Probe {
+            op,
+            input: Json::object(members),
+        }
+    }
+}
+
+/// A probe that failed: the question, the expected answer (the
+/// reference's, or side A's in `differential`) and the implementation's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeStep {
+    /// The lower op.
+    pub op: String,
+    /// Its input.
+    pub input: Json,
+    /// The expected answer.
+    pub expected: Outcome,
+    /// The implementation's answer, or the protocol failure in its place.
+    pub actual: Result<Outcome, String>,
+    /// What the implementation wrote to stderr while answering.
+    pub stderr: String,
+}
+
+impl ProbeStep {
+    /// The probe's cause (spec `runner.causes`), as a vector of its op that
+    /// failed the same way would have.
+    pub fn cause(&self) -> Cause {
+        self.cause_at().0
+    }
+
+    /// The probe's cause and the folded path where it shows (`$` for a
+    /// whole outcome).
+    pub fn cause_at(&self) -> (Cause, String) {
+        let expected = match &self.expected {
+            Outcome::Output(output) => Side::Output(output),
+            Outcome::Error { code, .. } => Side::Error(code),
+        };
+        let actual = Side::of(&self.actual, &self.stderr);
+        causes::cause(&self.op, expected, actual).unwrap_or_else(|| {
+            let cause = Cause {
+                family: Some(causes::family(&self.op)),
+                edit: "outcome differs".to_owned(),
+            };
+            (cause, "$".to_owned())
+        })
+    }
+
+    /// Every cause the probe shows, as a failed vector of its op would:
+    /// [`ProbeStep::cause`] first, then each region of a prepared
+    /// message's output (spec `runner.causes`).
+    pub fn causes(&self) -> Vec<Cause> {
+        let mut all = vec![self.cause()];
+        if let (Outcome::Output(x), Ok(Outcome::Output(y))) = (&self.expected, &self.actual) {
+            for (_, cause) in causes::causes_per_region(&self.op, x, y) {
+                if !all.contains(&cause) {
+                    all.push(cause);
+                }
+            }
+        }
+        all
+    }
+
+    /// `uri/encode {"sessionId":"\ud800"} answers "…" (expected "…")`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} {} answers {} (expected {})",
+            self.op,
+            shortened(&json::to_ascii(&self.input)),
+            shortened(&show(&self.actual)),
+            shortened(&show(&Ok(self.expected.clone())))
+        )
+    }
+
+    /// The size of the probe's input as JSON text.
+    pub fn input_bytes(&self) -> usize {
+        json::stringify(&self.input).len()
+    }
+}
+
+/// The failing probes from a failure down to the lowest op that answers
+/// wrong: each step is a probe of the one before.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chain {
+    /// Never empty; the last is the lowest.
+    pub steps: Vec<ProbeStep>,
+}
+
+impl Chain {
+    /// The lowest failing probe.
+    pub fn lowest(&self) -> &ProbeStep {
+        self.steps.last().expect("a chain has a step")
+    }
+
+    /// The failure's cause: its lowest probe's.
+    pub fn cause(&self) -> Cause {
+        self.lowest().cause()
+    }
+
+    /// Every cause its lowest probe shows.
+    pub fn causes(&self) -> Vec<Cause> {
+        self.lowest().causes()
+    }
+
+    /// `OP fails because uri/encode {…} answers … (expected …)`, through
+    /// every step.
+    pub fn explain(&self, op: &str) -> String {
+        let mut text = op.to_owned();
+        for step in &self.steps[..self.steps.len() - 1] {
+            text.push_str(" fails because ");
+            text.push_str(&step.op);
+        }
+        format!("{text} fails because {}", self.lowest().describe())
+    }
+}
+
+/// An answer on one line, as reports show it.
+fn show(answer: &Result<Outcome, String>) -> String {
+    match answer {
+        Ok(Outcome::Output(output)) => json::to_ascii(output),
+        Ok(Outcome::Error { code, .. }) => format!("error {code}"),
+        Err(problem) => format!("protocol failure: {problem}"),
+    }
+}
+
+/// At most 160 characters, the rest elided.
+fn shortened(text: &str) -> String {
+    const SHOWN: usize = 160;
+    match text.char_indices().nth(SHOWN) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+/// Sends a run's probes and keeps their answers (spec `runner.probes`).
+pub struct Prober {
+    generation: Generation,
+    declared: Vec<&'static str>,
+    lone_surrogates: bool,
+    expected: HashMap<String, Result<Outcome, String>>,
+    answers: HashMap<String, (Result<Outcome, String>, String)>,
+    /// Requests sent to the implementation so far.
+    sent: usize,
+    /// The chain a failure with each own cause was last traced to.
+    learned: HashMap<(String, Cause), Chain>,
+}
+
+impl Prober {
+    /// A prober for the implementation `description` describes, compared
+    /// with the reference of its generation (`conformance`).
+    pub fn new(description: &Description) -> Prober {
+        Prober::within(
+            ops::reference_generation(description),
+            ops::known_ops()
+                .filter(|op| ops::declares_op(description, op))
+                .collect(),
+            description
+                .capabilities
+                .iter()
+                .any(|c| c == LONE_SURROGATES),
+        )
+    }
+
+    /// A prober that derives probes as the reference of `generation` does,
+    /// sends only ops of `declared`, and sends lone surrogates only when
+    /// `lone_surrogates` (`differential`: what both sides declare).
+    pub fn within(
+        generation: Generation,
+        declared: Vec<&'static str>,
+        lone_surrogates: bool,
+    ) -> Prober {
+        Prober {
+            generation,
+            declared,
+            lone_surrogates,
+            expected: HashMap::new(),
+            answers: HashMap::new(),
+            sent: 0,
+            learned: HashMap::new(),
+        }
+    }
+
+    /// The reference generation probes are derived with.
+    pub fn generation(&self) -> Generation {
+        self.generation
+    }
+
+    /// The chain from a failed request of `op` to the lowest op on which
+    /// `actual` answers otherwise than `expected`, or `None` when every
+    /// probe agrees (the failure keeps its own cause).
+    pub fn attribute(
+        &mut self,
+        expected: &mut dyn Implementation,
+        actual: &mut dyn Implementation,
+        op: &str,
+        input: &Json,
+    ) -> Option<Chain> {
+        let mut budget = MAX_PROBES;
+        self.descend([expected, actual], op, input, 0, &mut budget)
+    }
+
+    /// [`Prober::attribute`] within a run's allowance: once `allowance`
+    /// requests have been sent, a failure is not probed, and takes the
+    /// chain an earlier failure of the same op with the same own cause was
+    /// traced to, if one was (spec `runner.probes`: probing costs a run at most a fifth
+    /// of its requests).
+    pub fn attribute_within(
+        &mut self,
+        expected: &mut dyn Implementation,
+        actual: &mut dyn Implementation,
+        op: &str,
+        input: &Json,
+        own: Cause,
+        allowance: usize,
+    ) -> Option<Chain> {
+        let learned = (op.to_owned(), own);
+        if self.sent >= allowance {
+            return self.learned.get(&learned).cloned();
+        }
+        let chain = self.attribute(expected, actual, op, input);
+        if let Some(chain) = &chain {
+            self.learned.insert(learned, chain.clone());
+        }
+        chain
+    }
+
+    fn descend(
+        &mut self,
+        sides: [&mut dyn Implementation; 2],
+        op: &str,
+        input: &Json,
+        depth: usize,
+        budget: &mut usize,
+    ) -> Option<Chain> {
+        if depth == MAX_DEPTH {
+            return None;
+        }
+        let [expected_side, actual_side] = sides;
+        let own = dispatch::handle_in(self.generation, op, input);
+        for probe in derive(self.generation, op, input, &own) {
+            if !self.declared.contains(&probe.op)
+                || (!self.lone_surrogates && probe.input.has_lone_surrogate())
+                || (probe.op == op && probe.input == *input)
+            {
+                continue;
+            }
+            let key = key(probe.op, &probe.input);
+            if !self.expected.contains_key(&key) || !self.answers.contains_key(&key) {
+                if *budget == 0 {
+                    return None;
+                }
+                *budget -= 1;
+            }
+            let expected = self
+                .expected
+                .entry(key.clone())
+                .or_insert_with(|| {
+                    let answer = expected_side.call(probe.op, &probe.input);
+                    expected_side.take_stderr();
+                    answer
+                })
+                .clone();
+            let (actual, stderr) = self
+                .answers
+                .entry(key)
+                .or_insert_with(|| {
+                    self.sent += 1;
+                    let answer = actual_side.call(probe.op, &probe.input);
+                    (answer, actual_side.take_stderr())
+                })
+                .clone();
+            // A probe the expected side cannot answer proves nothing.
+            let Ok(expected) = expected else {
+                continue;
+            };
+            if agrees(&expected, &actual) {
+                continue;
+            }
+            let step = ProbeStep {
+                op: probe.op.to_owned(),
+                input: probe.input.clone(),
+                expected,
+                actual,
+                stderr,
+            };
+            let mut chain = self
+                .descend(
+                    [&mut *expected_side, &mut *actual_side],
+                    probe.op,
+                    &probe.input,
+                    depth + 1,
+                    budget,
+                )
+                .unwrap_or(Chain { steps: Vec::new() });
+            chain.steps.insert(0, step);
+            return Some(chain);
+        }
+        None
+    }
+}
+
+/// Whether the implementation's answer passes against the reference's, as
+/// a vector's would (spec `conformance.comparison`); `UNSUPPORTED` is no
+/// disagreement.
+fn agrees(expected: &Outcome, actual: &Result<Outcome, String>) -> bool {
+    match (expected, actual) {
+        (_, Ok(Outcome::Error { code, .. })) if code == UNSUPPORTED => true,
+        (Outcome::Output(x), Ok(Outcome::Output(y))) => first_difference(x, y).is_none(),
+        (Outcome::Error { code: x, .. }, Ok(Outcome::Error { code: y, .. })) => x == y,
+        _ => false,
+    }
+}
+
+fn key(op: &str, input: &Json) -> String {
+    format!("{op}\n{}", json::stringify(input))
+}
+
+/// The probes of a request of `op` (spec `runner.probes`), lowest ops
+/// first, derived from its input and the reference's answer `own`.
+pub fn derive(generation: Generation, op: &str, input: &Json, own: &Outcome) -> Vec<Probe> {
+    let output = match own {
+        Outcome::Output(output) => Some(output),
+        Outcome::Error { .. } => None,
+    };
+    let member = |name: &str| input.get(name).cloned();
+    let mut probes = Vec::new();
+    match op {
+        "uri/decode" => {
+            let spelled = input
+                .get("uri")
+                .and_then(Json::as_js_str)
+                .and_then(|uri| spelled_id(uri.units()));
+            if let Some(id) = spelled {
+                probes.push(Probe::new("uri/encode", [("sessionId", Json::String(id))]));
+            }
+        }
+        "mention/format" => {
+            if let Some(id @ Json::String(_)) = member("sessionId") {
+                probes.push(Probe::new("uri/encode", [("sessionId", id)]));
+            }
+        }
+        "mention/parse" => {
+            if let Some(text) = input.get("text").and_then(Json::as_js_str) {
+                let mut uris = uris_in(text.units());
+                let mut seen = std::collections::HashSet::new();
+                uris.retain(|uri| seen.insert(uri.clone()));
+                for uri in uris.into_iter().take(MAX_OF_A_KIND) {
+                    let uri = Json::String(JsString::from_units(uri));
+                    probes.push(Probe::new("uri/decode", [("uri", uri)]));
+                }
+            }
+            let references = output
+                .and_then(|output| output.get("references"))
+                .and_then(Json::as_array)
+                .unwrap_or_default();
+            for reference in references.iter().take(MAX_OF_A_KIND) {
+                probes.push(format_probe(reference, "sessionId", "label"));
+            }
+        }
+        "retain" => {
+            let projection = match (member("snapshot"), member("label")) {
+                (Some(snapshot), Some(label)) => Some(Probe::new(
+                    "retain",
+                    [
+                        ("snapshot", snapshot),
+                        ("label", label),
+                        ("maxBytes", Json::Number(UNBOUNDED)),
+                    ],
+                )),
+                _ => None,
+            };
+            // The data the reference measured: the whole projection it
+            // measures first, then what it retained.
+            let whole = projection.as_ref().and_then(|probe| {
+                match dispatch::handle_in(generation, probe.op, &probe.input) {
+                    Outcome::Output(whole) => whole.get("data").cloned(),
+                    Outcome::Error { .. } => None,
+                }
+            });
+            let retained = output.and_then(|output| output.get("data")).cloned();
+            let kept = retained.filter(|data| Some(data) != whole.as_ref());
+            for data in whole.into_iter().chain(kept) {
+                probes.push(Probe::new("json/tag-safe", [("value", data)]));
+            }
+            probes.extend(projection);
+        }
+        "prepare" => probes.extend(prepare_probes(generation, input, output)),
+        "pre-step" => probes.extend(pre_step_probes(generation, input)),
+        "candidates/list" => probes.extend(config_probe(input)),
+        "candidates/remote" => {
+            probes.extend(config_probe(input));
+            probes.push(Probe {
+                op: "candidates/list",
+                input: input.clone(),
+            });
+            let candidates = output.and_then(Json::as_array).unwrap_or_default();
+            for candidate in candidates.iter().take(MAX_OF_A_KIND) {
+                probes.push(format_probe(candidate, "sessionId", "label"));
+            }
+        }
+        _ => {}
+    }
+    probes
+}
+
+/// `mention/format` of a record's id and label.
+fn format_probe(record: &Json, id: &str, label: &str) -> Probe {
+    Probe::new(
+        "mention/format",
+        [
+            ("sessionId", record.get(id).cloned().unwrap_or(Json::Null)),
+            ("label", record.get(label).cloned().unwrap_or(Json::Null)),
+        ],
+    )
+}
+
+/// `config/check` of the request's configuration, when it has one.
+fn config_probe(input: &Json) -> Option<Probe> {
+    let config = input.get("config")?.clone();
+    Some(Probe::new("config/check", [("config", config)]))
+}
+
+/// A preparation's probes: its configuration, its prompt's data as tag-safe
+/// JSON, and each source retained with the budget the reference computed.
+fn prepare_probes(generation: Generation, input: &Json, output: Option<&Json>) -> Vec<Probe> {
+    let mut probes: Vec<Probe> = config_probe(input).into_iter().collect();
+    let context = output.and_then(|output| output.get("additionalContext"));
+    if let Some(data) = context.and_then(prompt_data) {
+        probes.push(Probe::new("json/tag-safe", [("value", data)]));
+    }
+    let budget = reference_budget(generation, input);
+    let sessions = input.get("sessions").and_then(Json::as_object);
+    // The sources as the request names them (the session store's keys;
+    // a snapshot's own id may differ), as the reference normalizes them.
+    let references = requested_sources(input);
+    for reference in references.iter().take(MAX_OF_A_KIND) {
+        let (Some(budget), Some(sessions)) = (budget, sessions) else {
+            break;
+        };
+        let Some(id) = reference.get("sessionId").and_then(Json::as_js_str) else {
+            continue;
+        };
+        // The last member of that name, as JavaScript reads an object.
+        let snapshot = sessions
+            .iter()
+            .rev()
+            .find(|(name, _)| name.units() == id.units())
+            .map(|(_, snapshot)| snapshot);
+        let (Some(snapshot), Some(label)) = (snapshot, reference.get("label")) else {
+            continue;
+        };
+        if snapshot.get("events").is_none() {
+            continue;
+        }
+        probes.push(Probe::new(
+            "retain",
+            [
+                ("snapshot", snapshot.clone()),
+                ("label", label.clone()),
+                ("maxBytes", Json::Number(budget as f64)),
+            ],
+        ));
+    }
+    probes
+}
+
+/// The per-reference byte budget the reference computes for a preparation
+/// (spec `prepare.budget.fixed`, `prepare.budget.automatic`), or `None`
+/// when its configuration is refused or its model lookup fails.
+fn reference_budget(generation: Generation, input: &Json) -> Option<u64> {
+    let config = Config::from_json(input.get("config"), generation).ok()?;
+    let route = input.get("agent").and_then(|agent| agent.get("route"));
+    let provider = route
+        .and_then(|route| route.get("provider"))
+        .and_then(Json::as_js_str);
+    let model = route
+        .and_then(|route| route.get("model"))
+        .and_then(Json::as_js_str);
+    let route = provider.zip(model).map(|(p, m)| (p.units(), m.units()));
+    budget(&config, route, &dispatch::JsonModels(input.get("models"))).ok()
+}
+
+/// The request's references as sources: `{sessionId, label}` with the id
+/// as label when there is none, each id once.
+fn requested_sources(input: &Json) -> Vec<Json> {
+    let mut sources: Vec<Json> = Vec::new();
+    let references = input
+        .get("references")
+        .and_then(Json::as_array)
+        .unwrap_or_default();
+    for reference in references {
+        let Some(id @ Json::String(_)) = reference.get("sessionId") else {
+            continue;
+        };
+        if sources
+            .iter()
+            .any(|known| known.get("sessionId") == Some(id))
+        {
+            continue;
+        }
+        let label = match reference.get("label") {
+            Some(label @ Json::String(_)) => label.clone(),
+            _ => id.clone(),
+        };
+        sources.push(Json::object([("sessionId", id.clone()), ("label", label)]));
+    }
+    sources
+}
+
+/// The JSON value between a prompt's `<referenced-sessions>` tags.
+fn prompt_data(context: &Json) -> Option<Json> {
+    const OPEN: &str = "<referenced-sessions>\n";
+    const CLOSE: &str = "\n</referenced-sessions>";
+    let text = context
+        .get("content")
+        .and_then(Json::as_array)?
+        .first()?
+        .get("text")?
+        .as_string()?;
+    let start = text.find(OPEN)? + OPEN.len();
+    let end = start + text[start..].find(CLOSE)?;
+    json::parse(&text[start..end]).ok()
+}
+
+/// A pre-step's probes: `mention/parse` of each direct user message's text
+/// blocks, then `prepare` of each message that mentions a session, as the
+/// reference builds it.
+fn pre_step_probes(generation: Generation, input: &Json) -> Vec<Probe> {
+    let mut parses = Vec::new();
+    let mut preparations = Vec::new();
+    let messages = input
+        .get("messages")
+        .and_then(Json::as_array)
+        .unwrap_or_default();
+    for message in messages {
+        let direct = message
+            .get("source")
+            .and_then(|source| source.get("kind"))
+            .and_then(Json::as_js_str)
+            .is_some_and(|kind| kind.is("user"));
+        let blocks = message
+            .get("content")
+            .and_then(Json::as_array)
+            .unwrap_or_default();
+        if !direct {
+            continue;
+        }
+        let mut content = Vec::new();
+        let mut references = Vec::new();
+        let mut readable = true;
+        for block in blocks {
+            let text = block
+                .get("type")
+                .and_then(Json::as_js_str)
+                .filter(|kind| kind.is("text"))
+                .and_then(|_| block.get("text"))
+                .filter(|text| matches!(text, Json::String(_)));
+            let Some(text) = text else {
+                content.push(block.clone());
+                continue;
+            };
+            let parse = Probe::new("mention/parse", [("text", text.clone())]);
+            match dispatch::handle_in(generation, parse.op, &parse.input) {
+                Outcome::Output(parsed) => {
+                    content.push(Json::object([
+                        ("type", Json::str("text")),
+                        ("text", parsed.get("text").cloned().unwrap_or(Json::Null)),
+                    ]));
+                    references.extend(
+                        parsed
+                            .get("references")
+                            .and_then(Json::as_array)
+                            .unwrap_or_default()
+                            .iter()
+                            .cloned(),
+                    );
+                }
+                Outcome::Error { .. } => readable = false,
+            }
+            parses.push(parse);
+        }
+        if readable && !references.is_empty() {
+            let mut members: Vec<(JsString, Json)> = input
+                .as_object()
+                .unwrap_or_default()
+                .iter()
+                .filter(|(name, _)| !name.is("messages") && !name.is("keepIds"))
+                .cloned()
+                .collect();
+            members.push((JsString::from("content"), Json::Array(content)));
+            members.push((JsString::from("references"), Json::Array(references)));
+            preparations.push(Probe {
+                op: "prepare",
+                input: Json::Object(members),
+            });
+        }
+    }
+    parses.truncate(MAX_OF_A_KIND);
+    preparations.truncate(MAX_OF_A_KIND);
+    parses.extend(preparations);
+    parses
+}
+
+/// The session id a URI's payload spells, read leniently (padding,
+/// either base64 alphabet, any JSON string literal): what `uri/encode` must
+/// be asked to learn whether the URI is canonical.
+fn spelled_id(uri: &[u16]) -> Option<JsString> {
+    const SCHEME: &str = "dsh-session:";
+    let scheme: Vec<u16> = SCHEME.encode_utf16().collect();
+    let payload = uri.strip_prefix(scheme.as_slice())?;
+    let bytes: Vec<u8> = payload
+        .iter()
+        .filter(|&&unit| unit != u16::from(b'='))
+        .map(|&unit| match u8::try_from(unit).ok()? {
+            b'+' => Some(b'-'),
+            b'/' => Some(b'_'),
+            byte => Some(byte),
+        })
+        .collect::<Option<_>>()?;
+    let lenient = GeneralPurpose::new(
+        &base64::alphabet::URL_SAFE,
+        GeneralPurposeConfig::new()
+            .with_decode_allow_trailing_bits(true)
+            .with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    let literal = lenient.decode(bytes).ok()?;
+    match json::parse(&String::from_utf8_lossy(&literal)).ok()? {
+        Json::String(id) => Some(id),
+        _ => None,
+    }
+}
+
+/// Every `dsh-session:` in a text with what follows it up to whitespace or
+/// `)`, as an explicit mention's URI runs (spec `mention.parse.uri`), and
+/// with its payload characters only, as a bare URI runs, when that is
+/// shorter.
+fn uris_in(text: &[u16]) -> Vec<Vec<u16>> {
+    let scheme: Vec<u16> = "dsh-session:".encode_utf16().collect();
+    let mut uris = Vec::new();
+    let mut at = 0;
+    while at + scheme.len() <= text.len() {
+        if !text[at..].starts_with(&scheme) {
+            at += 1;
+            continue;
+        }
+        let run_end = |stop: &dyn Fn(u16) -> bool| {
+            text[at + scheme.len()..]
+                .iter()
+                .position(|&unit| stop(unit))
+                .map_or(text.len(), |length| at + scheme.len() + length)
+        };
+        let explicit = run_end(&|unit| is_js_whitespace(unit) || unit == u16::from(b')'));
+        let bare = run_end(&|unit| !crate::uri::is_payload_unit(unit));
+        uris.push(text[at..explicit].to_vec());
+        if bare < explicit {
+            uris.push(text[at..bare].to_vec());
+        }
+        at = explicit.max(at + 1);
+    }
+    uris
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Json {
+        json::parse(text).expect("test JSON")
+    }
+
+    #[test]
+    fn a_uri_is_probed_with_the_id_it_spells_canonical_or_not() {
+        // runner.probes
+        let id = |uri: &str| spelled_id(&uri.encode_utf16().collect::<Vec<_>>());
+        let canonical = crate::uri::encode(&"a/b".encode_utf16().collect::<Vec<_>>());
+        assert_eq!(id(&canonical), Some(JsString::from("a/b")));
+        assert_eq!(id(&format!("{canonical}==")), Some(JsString::from("a/b")));
+        // `"\u00E9"`: upper-case hex, not canonical, still an id.
+        assert_eq!(id("dsh-session:Ilx1MDBFOSI"), Some(JsString::from("é")));
+        assert_eq!(id("dsh-session:bm90IGpzb24"), None);
+        assert_eq!(id("other:Ilx1MDBFOSI"), None);
+    }
+
+    #[test]
+    fn a_text_is_probed_at_every_uri_it_holds() {
+        // runner.probes
+        let text: Vec<u16> = "@[a](dsh-session:Ill) and dsh-session:x y dsh-session:"
+            .encode_utf16()
+            .collect();
+        let uris: Vec<String> = uris_in(&text)
+            .iter()
+            .map(|uri| String::from_utf16_lossy(uri))
+            .collect();
+        assert_eq!(uris, ["dsh-session:Ill", "dsh-session:x", "dsh-session:"]);
+        let bare: Vec<u16> = "see dsh-session:InMi, then".encode_utf16().collect();
+        let uris: Vec<String> = uris_in(&bare)
+            .iter()
+            .map(|uri| String::from_utf16_lossy(uri))
+            .collect();
+        assert_eq!(uris, ["dsh-session:InMi,", "dsh-session:InMi"]);
+    }
+
+    #[test]
+    fn each_op_is_probed_at_the_ops_it_is_built_from() {
+        // runner.probes
+        let ops = |op: &str, input: &str| -> Vec<&'static str> {
+            let input = parse(input);
+            let own = dispatch::handle_in(Generation::Rc8, op, &input);
+            derive(Generation::Rc8, op, &input, &own)
+                .iter()
+                .map(|probe| probe.op)
+                .collect()
+        };
+        assert_eq!(
+            ops("mention/format", r#"{"sessionId":"s"}"#),
+            ["uri/encode"]
+        );
+        assert_eq!(
+            ops("mention/parse", r#"{"text":"@[l](dsh-session:InMi)"}"#),
+            ["uri/decode", "mention/format"]
+        );
+        let snapshot = r#"{"session":{"id":"s1","cwd":"/w"},"capturedThroughSeq":1,"events":[{"type":"user/message","data":{"source":{"kind":"user"},"content":[{"type":"text","text":"hi"}]}}]}"#;
+        assert_eq!(
+            ops(
+                "retain",
+                &format!(r#"{{"snapshot":{snapshot},"label":"l","maxBytes":1000}}"#)
+            ),
+            ["json/tag-safe", "retain"]
+        );
+        let prepare = format!(
+            r#"{{"agent":{{"id":"me"}},"content":[],"references":[{{"sessionId":"s1"}}],"sessions":{{"s1":{snapshot}}},"config":null}}"#
+        );
+        assert_eq!(
+            ops("prepare", &prepare),
+            ["config/check", "json/tag-safe", "retain"]
+        );
+        let pre_step = format!(
+            r#"{{"agent":{{"id":"me"}},"messages":[{{"source":{{"kind":"user"}},"content":[{{"type":"text","text":"see dsh-session:InMxIg"}}]}}],"sessions":{{"s1":{snapshot}}}}}"#
+        );
+        assert_eq!(ops("pre-step", &pre_step), ["mention/parse", "prepare"]);
+        assert_eq!(
+            ops("uri/encode", r#"{"sessionId":"s"}"#),
+            Vec::<&str>::new()
+        );
+    }
+}

@@ -108,12 +108,17 @@ fn the_reference_retains_linearly() {
 }
 
 /// Times the reference's cost vectors `filter` selects (at least
-/// `at_least`) and asserts that each passes with three sizes or more.
+/// `at_least`) and asserts that each passes with three sizes or more. A
+/// vector that fails is timed again alone, up to [`RETIMES`] times, and
+/// passes if it passes once: a busy machine can slow one large size for a
+/// whole run (a CI run here measured 49 ms, 403 ms, 1 348 ms at 16 000,
+/// 32 000 and 64 000 messages, and 50, 92, 180 ms the next time), while a
+/// quadratic step fails every time.
 fn assert_reference_linear(filter: &str, at_least: usize) {
     let _turn = TIMED
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let (code, report) = cost_run(filter, &["--cost"]);
+    let (_, report) = cost_run(filter, &["--cost"]);
     let cost: Vec<Json> = results(&report)
         .into_iter()
         .filter(|result| text(result, "status") != "skipped")
@@ -126,14 +131,16 @@ fn assert_reference_linear(filter: &str, at_least: usize) {
             .and_then(Json::as_array)
             .expect("points");
         assert!(points.len() >= 3, "{}", text(result, "id"));
-        assert_eq!(
-            text(result, "status"),
-            "passed",
-            "{}",
+        let id = text(result, "id");
+        let passes_again = || (0..RETIMES).any(|_| cost_run(&id, &["--cost"]).0 == Some(0));
+        assert!(
+            text(result, "status") == "passed" || passes_again(),
+            "{} failed {} more times: {}",
+            id,
+            RETIMES,
             json::to_wire(result)
         );
     }
-    assert_eq!(code, Some(0));
 }
 
 #[test]
@@ -191,7 +198,8 @@ fn assert_quadratic_parse_caught(filter: &str) {
     );
 }
 
-/// How many more times a vector that failed but should not is timed.
+/// How many more times a vector that failed but should not is timed
+/// (the reference's, or the quadratic port's linear ones).
 const RETIMES: usize = 2;
 
 /// Whether the cost vector `id` fails each of [`RETIMES`] more runs alone.

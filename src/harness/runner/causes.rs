@@ -739,29 +739,12 @@ fn embedded_edits(
     {
         return false;
     }
-    // A text of one line that is another JSON value (`json/tag-safe` of a
-    // number) is read only to tell the same value spelled otherwise.
-    if x.len() == 1 && y.len() == 1 && parse_line(x[0]).is_none() {
-        let same = parse_value(x[0]).is_some_and(|value| parse_value(y[0]) == Some(value));
-        if same {
-            let kind = match escape_edit(x[0], y[0]) {
-                Some(added) => EditKind::Escape { added },
-                None => EditKind::JsonSpelled,
-            };
-            found.push(Found {
-                path: path.clone(),
-                kind,
-            });
-        }
-        return same;
-    }
-    let parse = parse_line;
     let mut lines = Vec::new();
     for (a, b) in x.iter().zip(&y) {
         if a == b {
             continue;
         }
-        match (parse(a), parse(b)) {
+        match (parse_line(a), parse_line(b)) {
             (Some(value_a), Some(value_b)) => lines.push((*a, *b, value_a, value_b)),
             _ => return false,
         }
@@ -801,11 +784,6 @@ fn parse_line(line: &[u16]) -> Option<Json> {
     if first != u16::from(b'[') && first != u16::from(b'{') {
         return None;
     }
-    parse_value(line)
-}
-
-/// The JSON value a line of text is, if it is one.
-fn parse_value(line: &[u16]) -> Option<Json> {
     // A lone surrogate written raw (inside a string, the only place JSON
     // text can hold one) is read as the escape that spells it, so that it
     // keeps its value instead of becoming U+FFFD.

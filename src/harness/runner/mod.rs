@@ -138,9 +138,9 @@ impl FailureDetail {
             Some(chain)
                 if prepared && matches!(chain.steps[0].op.as_str(), "retain" | "json/tag-safe") =>
             {
-                (chain.causes(), Some(causes::Region::Retained))
+                (vec![chain.cause()], Some(causes::Region::Retained))
             }
-            Some(chain) => return chain.causes(),
+            Some(chain) => return vec![chain.cause()],
         };
         for (region, cause) in regions {
             if Some(region) != explained && !all.contains(&cause) {

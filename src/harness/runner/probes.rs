@@ -108,21 +108,6 @@ impl ProbeStep {
         })
     }
 
-    /// Every cause the probe shows, as a failed vector of its op would:
-    /// [`ProbeStep::cause`] first, then each region of a prepared
-    /// message's output (spec `runner.causes`).
-    pub fn causes(&self) -> Vec<Cause> {
-        let mut all = vec![self.cause()];
-        if let (Outcome::Output(x), Ok(Outcome::Output(y))) = (&self.expected, &self.actual) {
-            for (_, cause) in causes::causes_per_region(&self.op, x, y) {
-                if !all.contains(&cause) {
-                    all.push(cause);
-                }
-            }
-        }
-        all
-    }
-
     /// `uri/encode {"sessionId":"\ud800"} answers "…" (expected "…")`.
     pub fn describe(&self) -> String {
         format!(
@@ -157,11 +142,6 @@ impl Chain {
     /// The failure's cause: its lowest probe's.
     pub fn cause(&self) -> Cause {
         self.lowest().cause()
-    }
-
-    /// Every cause its lowest probe shows.
-    pub fn causes(&self) -> Vec<Cause> {
-        self.lowest().causes()
     }
 
     /// `OP fails because uri/encode {…} answers … (expected …)`, through
@@ -205,6 +185,8 @@ pub struct Prober {
     sent: usize,
     /// The chain a failure with each own cause was last traced to.
     learned: HashMap<(String, Cause), Chain>,
+    /// The chain a failure of any op with each own cause was last traced to.
+    learned_any: HashMap<Cause, Chain>,
 }
 
 impl Prober {
@@ -239,6 +221,7 @@ impl Prober {
             answers: HashMap::new(),
             sent: 0,
             learned: HashMap::new(),
+            learned_any: HashMap::new(),
         }
     }
 
@@ -277,10 +260,18 @@ impl Prober {
     ) -> Option<Chain> {
         let learned = (op.to_owned(), own);
         if self.sent >= allowance {
-            return self.learned.get(&learned).cloned();
+            // Else another op's chain for the same cause, unless it starts
+            // at this op (it would explain the whole failure by itself).
+            return self.learned.get(&learned).cloned().or_else(|| {
+                self.learned_any
+                    .get(&learned.1)
+                    .filter(|chain| chain.steps[0].op != op)
+                    .cloned()
+            });
         }
         let chain = self.attribute(expected, actual, op, input);
         if let Some(chain) = &chain {
+            self.learned_any.insert(learned.1.clone(), chain.clone());
             self.learned.insert(learned, chain.clone());
         }
         chain

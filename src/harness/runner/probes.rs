@@ -25,6 +25,7 @@ use crate::js::json::{self, Json};
 use crate::js::{is_js_whitespace, JsString};
 use crate::protocol::dispatch;
 use crate::protocol::wire::{Outcome, UNSUPPORTED};
+use crate::uri::SCHEME_UNITS;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
 use base64::Engine as _;
@@ -658,9 +659,7 @@ fn pre_step_probes(generation: Generation, input: &Json) -> Vec<Probe> {
 /// either base64 alphabet, any JSON string literal): what `uri/encode` must
 /// be asked to learn whether the URI is canonical.
 fn spelled_id(uri: &[u16]) -> Option<JsString> {
-    const SCHEME: &str = "dsh-session:";
-    let scheme: Vec<u16> = SCHEME.encode_utf16().collect();
-    let payload = uri.strip_prefix(scheme.as_slice())?;
+    let payload = uri.strip_prefix(&SCHEME_UNITS[..])?;
     let bytes: Vec<u8> = payload
         .iter()
         .filter(|&&unit| unit != u16::from(b'='))
@@ -688,11 +687,11 @@ fn spelled_id(uri: &[u16]) -> Option<JsString> {
 /// with its payload characters only, as a bare URI runs, when that is
 /// shorter.
 fn uris_in(text: &[u16]) -> Vec<Vec<u16>> {
-    let scheme: Vec<u16> = "dsh-session:".encode_utf16().collect();
+    let scheme = &SCHEME_UNITS[..];
     let mut uris = Vec::new();
     let mut at = 0;
     while at + scheme.len() <= text.len() {
-        if !text[at..].starts_with(&scheme) {
+        if !text[at..].starts_with(scheme) {
             at += 1;
             continue;
         }

@@ -171,7 +171,7 @@ pub enum Region {
 /// `compacted`). Only `prepare` and `pre-step` have two regions; another
 /// op's outputs give at most one cause, as [`cause`] names it.
 pub fn causes_per_region(op: &str, expected: &Json, actual: &Json) -> Vec<(Region, Cause)> {
-    let prepared = matches!(op, "prepare" | "pre-step");
+    let prepared = super::ops::prepares_messages(op);
     let (mut own, mut retained) = (Vec::new(), Vec::new());
     for found in edits(expected, actual) {
         if prepared && found.is_retained() {
@@ -239,13 +239,44 @@ const STATS: &[&str] = &[
 
 /// The projected and retained conversation differs: anything in it, its
 /// stats, a snapshot that fits against one that does not (`null`, or the
-/// budget error), a surface refused. These are one cause: how a port
+/// budget error), a surface refused. These are one region: how a port
 /// reads the surface, projects it and measures or cuts what it keeps (spec
-/// `surface.*`, `projection.*`, `retention.*`), whichever way it shows.
-fn conversation_cause() -> Cause {
+/// `surface.*`, `projection.*`, `retention.*`), whichever way it shows;
+/// probing tells which of these it is ([`Told`]), and this is the cause
+/// when nothing lower could be asked.
+pub fn conversation_cause() -> Cause {
     Cause {
         family: Some("snapshot"),
         edit: "conversation differs".to_owned(),
+    }
+}
+
+/// What probing tells a conversation that differs apart as (spec
+/// `runner.probes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Told {
+    /// The projection alone (`retain` with an unbounded budget) differs:
+    /// what was read of the surface.
+    Projection,
+    /// The projection agrees and what `retain` kept differs: what was
+    /// dropped, or cut and where.
+    Retention,
+    /// Every source's `retain` at the reference's budget agrees and the
+    /// preparation's differs: the budget it retained with (or the
+    /// snapshot it retained).
+    Budget,
+}
+
+/// The cause of a conversation that probing told apart.
+pub fn told_conversation(told: Told) -> Cause {
+    let edit = match told {
+        Told::Projection => "projection differs",
+        Told::Retention => "retention differs",
+        Told::Budget => "budget differs",
+    };
+    Cause {
+        family: Some("snapshot"),
+        edit: edit.to_owned(),
     }
 }
 
@@ -657,8 +688,9 @@ fn array_edits(path: &mut Vec<Step>, expected: &[Json], actual: &[Json], found: 
         });
     }
     // Records whose first members (an identity: a string or a number)
-    // differ are other records (another session, message or file in that
-    // place): the list changed.
+    // differ are other records (another session or file in that place):
+    // the list changed. Kept because the lists that show it (candidates,
+    // files) come from the lowest ops, which no probe explains.
     let identity = |value: &Json| matches!(value, Json::String(_) | Json::Number(_));
     let other_record = expected.iter().zip(actual).any(|(x, y)| match (x, y) {
         (Json::Object(a), Json::Object(b)) => {
@@ -801,10 +833,11 @@ fn parse_line(line: &[u16]) -> Option<Json> {
 /// other lacks.
 const OMISSIONS: &str = "omissions";
 
-/// Whether two different texts differ only in escapes (`\X`, `\uXXXX`):
-/// the same once escapes are read, or the same without backslashes, or
-/// one writes raw a character that the other writes only as a `\uXXXX`
-/// escape; `Some(true)` when the actual one has the escapes.
+/// Whether two different texts differ only in escapes: the same once
+/// `\X` and `\uXXXX` escapes are read, or the same without backslashes
+/// (a label's backslash escapes, `\]` and `\\`, which no lower op
+/// explains: spec `runner.causes`); `Some(true)` when the actual one has
+/// more backslashes.
 fn escape_edit(expected: &[u16], actual: &[u16]) -> Option<bool> {
     let backslash = u16::from(b'\\');
     let count = |units: &[u16]| units.iter().filter(|&&unit| unit == backslash).count();
@@ -813,13 +846,6 @@ fn escape_edit(expected: &[u16], actual: &[u16]) -> Option<bool> {
         return None;
     }
     let added = in_actual > in_expected;
-    let without = |units: &[u16]| -> Vec<u16> {
-        units
-            .iter()
-            .copied()
-            .filter(|&unit| unit != backslash)
-            .collect()
-    };
     if unescaped(expected) == unescaped(actual) {
         return Some(added);
     }
@@ -833,33 +859,14 @@ fn escape_edit(expected: &[u16], actual: &[u16]) -> Option<bool> {
     if long.starts_with(short) && long[short.len()..].iter().all(|&unit| unit == backslash) {
         return None;
     }
-    if without(expected) == without(actual) {
-        return Some(added);
-    }
-    let (escaping, raw) = if added {
-        (actual, expected)
-    } else {
-        (expected, actual)
+    let without = |units: &[u16]| -> Vec<u16> {
+        units
+            .iter()
+            .copied()
+            .filter(|&unit| unit != backslash)
+            .collect()
     };
-    let escaped = unicode_escapes(escaping);
-    escaped
-        .iter()
-        .any(|unit| raw.contains(unit) && !escaping.contains(unit))
-        .then_some(added)
-}
-
-/// The code units a text writes as `\uXXXX` escapes.
-fn unicode_escapes(units: &[u16]) -> Vec<u16> {
-    let mut found = Vec::new();
-    for at in 0..units.len().saturating_sub(5) {
-        if units[at] == u16::from(b'\\') && units[at + 1] == u16::from(b'u') {
-            let hex = String::from_utf16(&units[at + 2..at + 6]).ok();
-            if let Some(unit) = hex.and_then(|hex| u16::from_str_radix(&hex, 16).ok()) {
-                found.push(unit);
-            }
-        }
-    }
-    found
+    (without(expected) == without(actual)).then_some(added)
 }
 
 fn text_edit(expected: &[u16], actual: &[u16]) -> EditKind {

@@ -70,6 +70,7 @@ impl Status {
             stderr: String::new(),
             input_bytes: json::stringify(&vector.input).len(),
             chain: None,
+            conversation: None,
         }))
     }
 }
@@ -92,9 +93,20 @@ pub struct FailureDetail {
     /// The failing probes down to the lowest op that answers wrong, when
     /// one does (spec `runner.probes`): the failure's cause is that op's.
     pub chain: Option<probes::Chain>,
+    /// What probing told the failure's conversation apart as, when its
+    /// conversation differs and it told (spec `runner.probes`).
+    pub conversation: Option<causes::Cause>,
 }
 
 impl FailureDetail {
+    /// `cause`, or what probing told it as when it is the conversation's.
+    fn told(&self, cause: causes::Cause) -> causes::Cause {
+        match &self.conversation {
+            Some(told) if cause == causes::conversation_cause() => told.clone(),
+            _ => cause,
+        }
+    }
+
     /// The failure's cause for a vector of `op`, and its other reading if
     /// it has one (spec `runner.causes`).
     pub fn causes(&self, op: &str) -> (causes::Cause, Option<causes::Cause>) {
@@ -107,7 +119,7 @@ impl FailureDetail {
         }
         let actual = causes::Side::of(&self.actual, &self.stderr);
         let cause = match causes::cause(op, expected, actual) {
-            Some((cause, _)) => cause,
+            Some((cause, _)) => self.told(cause),
             // A failure always differs somehow; one that compares equal
             // under the cause model (numbers spelled alike) is still one.
             None => causes::Cause {
@@ -132,7 +144,7 @@ impl FailureDetail {
             }
             _ => Vec::new(),
         };
-        let prepared = matches!(op, "prepare" | "pre-step");
+        let prepared = ops::prepares_messages(op);
         let (mut all, explained) = match &self.chain {
             None => (vec![first], None),
             Some(chain)
@@ -143,6 +155,7 @@ impl FailureDetail {
             Some(chain) => return vec![chain.cause()],
         };
         for (region, cause) in regions {
+            let cause = self.told(cause);
             if Some(region) != explained && !all.contains(&cause) {
                 all.push(cause);
             }
@@ -214,6 +227,9 @@ pub struct VectorResult {
 pub struct Report {
     /// One entry per vector.
     pub results: Vec<VectorResult>,
+    /// Requests sent for probes (spec `runner.probes`): none in a passing
+    /// run, at most a fifth of the vectors run (or 64) in any.
+    pub probes: usize,
 }
 
 impl Report {
@@ -362,7 +378,7 @@ pub fn run(
             .count()
             / 5,
     );
-    run_with(suite, on_result, |vector| {
+    let mut report = run_with(suite, on_result, |vector| {
         selection.gate(vector, &declared, &description.capabilities)?;
         let answer = implementation.call(&vector.op, &vector.input);
         let mut status = check(vector, answer);
@@ -370,7 +386,9 @@ pub fn run(
             detail.stderr = implementation.take_stderr();
             // spec runner.probes: a failure is traced to the lowest op that
             // already answers wrong, within a fifth of the run's requests.
-            let (own, _) = detail.causes(&vector.op);
+            let own = detail.all_causes(&vector.op);
+            let conversation = causes::conversation_cause();
+            let shows_conversation = own.contains(&conversation);
             detail.chain = prober.attribute_within(
                 &mut reference,
                 implementation,
@@ -379,9 +397,15 @@ pub fn run(
                 own,
                 allowance,
             );
+            if shows_conversation {
+                let told = prober.tell(&vector.op, &vector.input, conversation.clone());
+                detail.conversation = (told != conversation).then_some(told);
+            }
         }
         Ok(status)
-    })
+    });
+    report.probes = prober.sent();
+    report
 }
 
 /// [`run`] for the reference in all its generations
@@ -476,6 +500,7 @@ pub fn run_cost(
                             stderr,
                             input_bytes,
                             chain: None,
+                            conversation: None,
                         }))
                     };
                     match measured {

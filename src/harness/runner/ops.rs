@@ -63,3 +63,10 @@ pub fn declares_op(description: &Description, op: &str) -> bool {
                 .any(|feature| feature == v1 || feature == v2)
         })
 }
+
+/// Whether `op` answers prepared messages: outputs that hold, for each
+/// source, what `retain` answers beside the op's own part (spec
+/// `runner.causes`: two regions).
+pub fn prepares_messages(op: &str) -> bool {
+    matches!(op, "prepare" | "pre-step")
+}

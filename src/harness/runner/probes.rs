@@ -29,7 +29,7 @@ use crate::uri::SCHEME_UNITS;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
 use base64::Engine as _;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Requests sent to the implementation for one failure, at most (answers
 /// already cached are not counted).
@@ -132,6 +132,9 @@ impl ProbeStep {
 pub struct Chain {
     /// Never empty; the last is the lowest.
     pub steps: Vec<ProbeStep>,
+    /// The failure's cause: its lowest probe's, its conversation told
+    /// apart by that probe's own probes ([`Prober::tell`]).
+    cause: Cause,
 }
 
 impl Chain {
@@ -142,7 +145,7 @@ impl Chain {
 
     /// The failure's cause: its lowest probe's.
     pub fn cause(&self) -> Cause {
-        self.lowest().cause()
+        self.cause.clone()
     }
 
     /// `OP fails because uri/encode {…} answers … (expected …)`, through
@@ -184,10 +187,15 @@ pub struct Prober {
     answers: HashMap<String, (Result<Outcome, String>, String)>,
     /// Requests sent to the implementation so far.
     sent: usize,
-    /// The chain a failure with each own cause was last traced to.
-    learned: HashMap<(String, Cause), Chain>,
-    /// The chain a failure of any op with each own cause was last traced to.
-    learned_any: HashMap<Cause, Chain>,
+    /// For each list of own causes (a failure's causes without probing),
+    /// the chain the last failure of each op with them was traced to.
+    learned: HashMap<Vec<Cause>, Vec<(String, Chain)>>,
+    /// For each op, what the last failure's conversation was told as.
+    told: HashMap<String, Cause>,
+    /// Whether the shared part of the run's allowance is spent.
+    spent: bool,
+    /// Each op and list of own causes a failure was probed for.
+    probed: HashSet<(String, Vec<Cause>)>,
 }
 
 impl Prober {
@@ -222,8 +230,15 @@ impl Prober {
             answers: HashMap::new(),
             sent: 0,
             learned: HashMap::new(),
-            learned_any: HashMap::new(),
+            told: HashMap::new(),
+            spent: false,
+            probed: HashSet::new(),
         }
+    }
+
+    /// Requests sent to the implementation for probes so far.
+    pub fn sent(&self) -> usize {
+        self.sent
     }
 
     /// The reference generation probes are derived with.
@@ -241,41 +256,103 @@ impl Prober {
         op: &str,
         input: &Json,
     ) -> Option<Chain> {
-        let mut budget = MAX_PROBES;
-        self.descend([expected, actual], op, input, 0, &mut budget)
+        self.attribute_sending(expected, actual, op, input, MAX_PROBES)
     }
 
-    /// [`Prober::attribute`] within a run's allowance: once `allowance`
-    /// requests have been sent, a failure is not probed, and takes the
-    /// chain an earlier failure of the same op with the same own cause was
-    /// traced to, if one was (spec `runner.probes`: probing costs a run at most a fifth
-    /// of its requests).
+    /// [`Prober::attribute`] sending at most `budget` requests.
+    fn attribute_sending(
+        &mut self,
+        expected: &mut dyn Implementation,
+        actual: &mut dyn Implementation,
+        op: &str,
+        input: &Json,
+        mut budget: usize,
+    ) -> Option<Chain> {
+        let steps = self.descend([expected, actual], op, input, 0, &mut budget)?;
+        let lowest = steps.last()?;
+        let cause = self.tell(&lowest.op, &lowest.input, lowest.cause());
+        Some(Chain { steps, cause })
+    }
+
+    /// [`Prober::attribute`] within a run's allowance, which it never
+    /// exceeds: once three quarters of `allowance` requests have been
+    /// sent, only the first failure of an op with its own causes (its
+    /// causes without probing, `own`) is probed, within the last quarter;
+    /// another takes the chain the last failure with the same own causes
+    /// was traced to, if one was: of the same op, else of another op unless
+    /// that chain starts at this op (it would explain the whole failure by
+    /// itself) (spec `runner.probes`: probing costs a run at most a fifth of
+    /// its requests, and a pervasive bug that spends the shared part hides
+    /// no other).
     pub fn attribute_within(
         &mut self,
         expected: &mut dyn Implementation,
         actual: &mut dyn Implementation,
         op: &str,
         input: &Json,
-        own: Cause,
+        own: Vec<Cause>,
         allowance: usize,
     ) -> Option<Chain> {
-        let learned = (op.to_owned(), own);
-        if self.sent >= allowance {
-            // Else another op's chain for the same cause, unless it starts
-            // at this op (it would explain the whole failure by itself).
-            return self.learned.get(&learned).cloned().or_else(|| {
-                self.learned_any
-                    .get(&learned.1)
-                    .filter(|chain| chain.steps[0].op != op)
-                    .cloned()
-            });
+        let left = allowance.saturating_sub(self.sent);
+        self.spent = left <= allowance / 4;
+        let first_of_its_kind = self.probed.insert((op.to_owned(), own.clone()));
+        if left == 0 || (self.spent && !first_of_its_kind) {
+            let traced = self.learned.get(&own)?;
+            let same_op = traced.iter().rev().find(|(known, _)| known == op);
+            let other_op = || {
+                traced
+                    .iter()
+                    .rev()
+                    .find(|(_, chain)| chain.steps[0].op != op)
+            };
+            return same_op.or_else(other_op).map(|(_, chain)| chain.clone());
         }
-        let chain = self.attribute(expected, actual, op, input);
-        if let Some(chain) = &chain {
-            self.learned_any.insert(learned.1.clone(), chain.clone());
-            self.learned.insert(learned, chain.clone());
+        let chain = self.attribute_sending(expected, actual, op, input, left.min(MAX_PROBES))?;
+        let traced = self.learned.entry(own).or_default();
+        traced.retain(|(known, _)| known != op);
+        traced.push((op.to_owned(), chain.clone()));
+        Some(chain)
+    }
+
+    /// What a failed request of `op` whose conversation differs tells once
+    /// its probes were answered (spec `runner.causes`, `runner.probes`):
+    /// `cause` itself unless it is the conversation's; then the
+    /// projection's when `op` is `retain` with an unbounded budget (the
+    /// projection alone), retention's when the `retain` of the same
+    /// snapshot with an unbounded budget agrees, the budget's when the
+    /// `retain` of each source of a preparation with the reference's
+    /// budget agrees; else (nothing lower was asked) the conversation's.
+    /// Past the run's allowance, what the last failure of the same op told.
+    pub fn tell(&mut self, op: &str, input: &Json, cause: Cause) -> Cause {
+        if cause != causes::conversation_cause() || !matches!(op, "retain" | "prepare") {
+            return cause;
         }
-        chain
+        if op == "retain" && input.get("maxBytes") == Some(&Json::Number(UNBOUNDED)) {
+            return causes::told_conversation(causes::Told::Projection);
+        }
+        let own = dispatch::handle_in(self.generation, op, input);
+        let retained: Vec<Option<bool>> = derive(self.generation, op, input, &own)
+            .iter()
+            .filter(|probe| probe.op == "retain")
+            .map(|probe| {
+                let key = key(probe.op, &probe.input);
+                let expected = self.expected.get(&key)?.as_ref().ok()?;
+                let (actual, _) = self.answers.get(&key)?;
+                // Two errors that agree prove nothing of a conversation.
+                let output = matches!(expected, Outcome::Output(_));
+                Some(output && agrees(expected, actual))
+            })
+            .collect();
+        let agreed = !retained.is_empty() && retained.iter().all(|agrees| *agrees == Some(true));
+        let asked = retained.iter().any(Option::is_some);
+        let told = match op {
+            "retain" if agreed => causes::told_conversation(causes::Told::Retention),
+            "prepare" if agreed => causes::told_conversation(causes::Told::Budget),
+            _ if self.spent && !asked => return self.told.get(op).cloned().unwrap_or(cause),
+            _ => return cause,
+        };
+        self.told.insert(op.to_owned(), told.clone());
+        told
     }
 
     fn descend(
@@ -285,7 +362,7 @@ impl Prober {
         input: &Json,
         depth: usize,
         budget: &mut usize,
-    ) -> Option<Chain> {
+    ) -> Option<Vec<ProbeStep>> {
         if depth == MAX_DEPTH {
             return None;
         }
@@ -337,7 +414,7 @@ impl Prober {
                 actual,
                 stderr,
             };
-            let mut chain = self
+            let mut steps = self
                 .descend(
                     [&mut *expected_side, &mut *actual_side],
                     probe.op,
@@ -345,9 +422,9 @@ impl Prober {
                     depth + 1,
                     budget,
                 )
-                .unwrap_or(Chain { steps: Vec::new() });
-            chain.steps.insert(0, step);
-            return Some(chain);
+                .unwrap_or_default();
+            steps.insert(0, step);
+            return Some(steps);
         }
         None
     }
@@ -511,7 +588,9 @@ fn prepare_probes(generation: Generation, input: &Json, output: Option<&Json>) -
             [
                 ("snapshot", snapshot.clone()),
                 ("label", label.clone()),
-                ("maxBytes", Json::Number(budget as f64)),
+                // A budget past any size is the unbounded one, which
+                // retain accepts (a safe integer).
+                ("maxBytes", Json::Number((budget as f64).min(UNBOUNDED))),
             ],
         ));
     }
@@ -718,6 +797,80 @@ mod tests {
 
     fn parse(text: &str) -> Json {
         json::parse(text).expect("test JSON")
+    }
+
+    /// A prober whose caches hold the reference's answer as the
+    /// implementation's to every probe of `op` with `input` that is a
+    /// `retain`: each such probe was asked and agreed.
+    fn agreeing_on_retain(op: &str, input: &Json) -> Prober {
+        let mut prober = Prober::within(Generation::Rc8, vec!["retain"], false);
+        let own = dispatch::handle_in(Generation::Rc8, op, input);
+        for probe in derive(Generation::Rc8, op, input, &own) {
+            if probe.op == "retain" {
+                let answer = dispatch::handle_in(Generation::Rc8, probe.op, &probe.input);
+                let key = key(probe.op, &probe.input);
+                prober.expected.insert(key.clone(), Ok(answer.clone()));
+                prober.answers.insert(key, (Ok(answer), String::new()));
+            }
+        }
+        prober
+    }
+
+    #[test]
+    fn probing_tells_a_conversation_apart() {
+        // runner.probes, runner.causes: projection, retention, budget.
+        let snapshot = r#"{"session":{"id":"s1","cwd":"/w"},"capturedThroughSeq":1,"events":[{"type":"user/message","data":{"source":{"kind":"user"},"content":[{"type":"text","text":"hi"}]}}]}"#;
+        let conversation = causes::conversation_cause();
+        let told = |prober: &mut Prober, op: &str, input: &Json| {
+            prober.tell(op, input, conversation.clone()).to_string()
+        };
+        let unbounded = parse(&format!(
+            r#"{{"snapshot":{snapshot},"label":"l","maxBytes":9007199254740991}}"#
+        ));
+        let mut nothing_asked = Prober::within(Generation::Rc8, vec!["retain"], false);
+        assert_eq!(
+            told(&mut nothing_asked, "retain", &unbounded),
+            "snapshot: projection differs"
+        );
+        let bounded = parse(&format!(
+            r#"{{"snapshot":{snapshot},"label":"l","maxBytes":100}}"#
+        ));
+        assert_eq!(
+            told(&mut nothing_asked, "retain", &bounded),
+            "snapshot: conversation differs"
+        );
+        assert_eq!(
+            told(
+                &mut agreeing_on_retain("retain", &bounded),
+                "retain",
+                &bounded
+            ),
+            "snapshot: retention differs"
+        );
+        let prepare = parse(&format!(
+            r#"{{"agent":{{"id":"me"}},"content":[],"references":[{{"sessionId":"s1"}}],"sessions":{{"s1":{snapshot}}},"config":null}}"#
+        ));
+        assert_eq!(
+            told(&mut nothing_asked, "prepare", &prepare),
+            "snapshot: conversation differs"
+        );
+        assert_eq!(
+            told(
+                &mut agreeing_on_retain("prepare", &prepare),
+                "prepare",
+                &prepare
+            ),
+            "snapshot: budget differs"
+        );
+        // Only the conversation's cause is told apart.
+        let other = Cause {
+            family: Some("snapshot"),
+            edit: "member x missing".to_owned(),
+        };
+        assert_eq!(
+            agreeing_on_retain("retain", &bounded).tell("retain", &bounded, other.clone()),
+            other
+        );
     }
 
     #[test]

@@ -392,7 +392,7 @@ pub struct JsonReport {
     pub results: Vec<JsonResult>,
 }
 
-/// `{passed, failed, skipped}`.
+/// `{passed, failed, skipped, probes}`.
 #[derive(Debug, Serialize)]
 pub struct Summary {
     /// Vectors that passed.
@@ -401,6 +401,8 @@ pub struct Summary {
     pub failed: usize,
     /// Vectors skipped for any reason.
     pub skipped: usize,
+    /// Requests sent for probes (spec `runner.probes`).
+    pub probes: usize,
 }
 
 /// Skips by reason.
@@ -664,6 +666,7 @@ pub fn to_json(
             passed: report.passed(),
             failed: report.failed(),
             skipped: report.skipped(),
+            probes: report.probes,
         },
         skipped: SkipCounts {
             feature: report.count_of(&Status::SkippedFeature),
@@ -791,6 +794,7 @@ mod tests {
             stderr: "thread panicked at src/lib.rs\n".to_owned(),
             input_bytes: 10,
             chain: None,
+            conversation: None,
         }))
     }
 
@@ -803,6 +807,7 @@ mod tests {
                 result("uri.decode.d", Status::SkippedFeature),
                 result("uri.decode.e", Status::SkippedCapability),
             ],
+            probes: 0,
         }
     }
 
@@ -846,7 +851,7 @@ mod tests {
         );
         let text = serde_json::to_string(&json).unwrap();
         assert!(
-            text.contains(r#""summary":{"passed":1,"failed":1,"skipped":3}"#),
+            text.contains(r#""summary":{"passed":1,"failed":1,"skipped":3,"probes":0}"#),
             "{text}"
         );
         assert!(

@@ -484,7 +484,7 @@ pub fn required_capabilities(op: &str, input: &Json, expect: &Json) -> Vec<Strin
     if snapshots(op, input).any(|snapshot| snapshot.get("capturedThroughSeq").is_none()) {
         needed.push(OPTIONAL_SEQ.to_owned());
     }
-    let prepares = matches!(op, "prepare" | "pre-step");
+    let prepares = super::ops::prepares_messages(op);
     let failing_lookup = input
         .get("models")
         .and_then(Json::as_object)

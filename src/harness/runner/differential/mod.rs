@@ -350,8 +350,8 @@ impl Mismatch {
     /// is the lowest probe's cause, shown at that probe.
     fn traced(mut self, chain: Chain) -> Mismatch {
         let lowest = chain.lowest();
-        let (cause, path) = lowest.cause_at();
-        self.signature.cause = cause;
+        let (_, path) = lowest.cause_at();
+        self.signature.cause = chain.cause();
         self.signature.alternative = None;
         self.signature.op = lowest.op.clone();
         self.signature.path = path;
@@ -817,12 +817,17 @@ pub fn run(
                          input: &Json,
                          mismatch: Mismatch|
          -> Mismatch {
-            match prober
-                .as_mut()
-                .and_then(|prober| prober.attribute(a, b, op, input))
-            {
+            let Some(prober) = prober.as_mut() else {
+                return mismatch;
+            };
+            match prober.attribute(a, b, op, input) {
                 Some(chain) => mismatch.traced(chain),
-                None => mismatch,
+                None => {
+                    let mut mismatch = mismatch;
+                    let own = mismatch.signature.cause.clone();
+                    mismatch.signature.cause = prober.tell(op, input, own);
+                    mismatch
+                }
             }
         };
         let current = |tree: &dyn ValueTree<Value = Json>| {
@@ -871,17 +876,22 @@ pub fn run(
                 None => {
                     let target = mismatch.signature.cause.clone();
                     // A step keeps the class when its disagreement, traced,
-                    // has the same cause: shrinking never walks to another
-                    // bug (spec runner.differential.classes).
+                    // has the same cause, and the same kind (which sides
+                    // answered errors) as the example it shrinks: shrinking
+                    // never walks to another bug (spec
+                    // runner.differential.classes).
                     let mut same = |a: &mut dyn Implementation,
                                     b: &mut dyn Implementation,
                                     op: &str,
-                                    candidate: &Json|
+                                    candidate: &Json,
+                                    kind: Option<&str>|
                      -> Option<Mismatch> {
                         match ask(a, b, op, candidate) {
-                            Verdict::Disagree(found) if found.signature.cause == target => {
+                            Verdict::Disagree(found) => {
                                 let found = trace(a, b, op, candidate, *found);
-                                (found.signature.cause == target).then_some(found)
+                                let same_kind =
+                                    kind.is_none_or(|kind| kind == found.signature.kind);
+                                (found.signature.cause == target && same_kind).then_some(found)
                             }
                             _ => None,
                         }
@@ -895,7 +905,7 @@ pub fn run(
                     });
                     let (op, mut smallest) = match lowest {
                         Some((op, probe)) => {
-                            let at_probe = same(a, b, &op, &probe);
+                            let at_probe = same(a, b, &op, &probe, None);
                             match at_probe {
                                 Some(found) => (op, (probe, found)),
                                 None => (planned.op.to_owned(), (input, mismatch)),
@@ -903,12 +913,13 @@ pub fn run(
                         }
                         None => (planned.op.to_owned(), (input, mismatch)),
                     };
+                    let kind = smallest.1.signature.kind;
                     if op == planned.op && options.shrink && tree.simplify() {
                         let mut probes = 0;
                         while probes < SHRINK_PROBES && !interrupted() {
                             probes += 1;
                             let candidate = current(&*tree);
-                            let moved = match same(a, b, &op, &candidate) {
+                            let moved = match same(a, b, &op, &candidate, Some(kind)) {
                                 Some(found) => {
                                     smallest = (candidate, found);
                                     steps += 1;
@@ -927,7 +938,7 @@ pub fn run(
                         if interrupted() {
                             return false;
                         }
-                        match same(a, b, &op, candidate) {
+                        match same(a, b, &op, candidate, Some(kind)) {
                             Some(found) => {
                                 last = Some(found);
                                 true

@@ -591,6 +591,9 @@ const REACH_CASES: u64 = 3000;
 /// prints the first case that caught each).
 const QUICK_REACH_CASES: u64 = 600;
 
+/// Mutants whose reach is measured at once.
+const REACH_WORKERS: usize = 4;
+
 /// The differential's reach (spec `runner.differential.classes`): every
 /// mutant of the table is also caught by `differential` (the reference in
 /// the mutant's generation against the mutated adapter, seed 1) within
@@ -654,21 +657,34 @@ fn assert_reach(rows: &[&Mutation], cases: u64) {
             .collect();
         Some((first, classes))
     };
-    // Two workers: the machine has two cores.
-    let results: Vec<(String, Option<Caught>)> = std::thread::scope(|scope| {
-        let halves = rows.chunks(rows.len().div_ceil(2)).map(|half| {
-            scope.spawn(move || {
-                half.iter()
-                    .map(|mutation| (mutation.name.clone(), reach(mutation)))
-                    .collect::<Vec<_>>()
+    // Four workers taking the next mutant as they finish: a case waits on
+    // Node's answer more than it computes, so two cores keep four busy.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<(usize, String, Option<Caught>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..REACH_WORKERS)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(mutation) = rows.get(at) else {
+                            return done;
+                        };
+                        done.push((at, mutation.name.clone(), reach(mutation)));
+                    }
+                })
             })
-        });
-        halves
-            .collect::<Vec<_>>()
+            .collect();
+        workers
             .into_iter()
             .flat_map(|worker| worker.join().expect("a reach worker panicked"))
             .collect()
     });
+    results.sort_by_key(|(at, _, _)| *at);
+    let results: Vec<(String, Option<Caught>)> = results
+        .into_iter()
+        .map(|(_, name, caught)| (name, caught))
+        .collect();
     println!("mutant → caught by differential within N cases (of {cases}), and its classes");
     let mut problems = Vec::new();
     let (mut caught_count, mut one_class) = (0, 0);

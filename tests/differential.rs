@@ -744,6 +744,85 @@ fn typed_ports_get_no_ill_typed_inputs() {
     assert!(!text.contains("inputs: every typed member"), "{text}");
 }
 
+/// A port that answers `UNSUPPORTED` for an op it declares has not
+/// implemented it: `differential` compares nothing there and lists it
+/// (spec `runner.differential`), as `conformance` skips the vectors.
+#[test]
+fn an_op_answered_unsupported_is_not_implemented_not_a_disagreement() {
+    let (code, text) = differential_cli(
+        &fixture_port("WELL_FORMED_UNSUPPORTED=candidates/remote"),
+        &[
+            "--ops",
+            "candidates/list,candidates/remote",
+            "--cases",
+            "200",
+            "--seed",
+            "1",
+        ],
+    );
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("classes 0"), "{text}");
+    assert!(
+        text.contains("not implemented: candidates/remote by B (100 cases)"),
+        "{text}"
+    );
+    assert!(text.contains("per op: candidates/list 100/100\n"), "{text}");
+    let (_, json) = differential_cli(
+        &fixture_port("WELL_FORMED_UNSUPPORTED=candidates/remote"),
+        &[
+            "--ops",
+            "candidates/list,candidates/remote",
+            "--cases",
+            "200",
+            "--seed",
+            "1",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(
+        json.contains(r#""notImplemented":[{"op":"candidates/remote","side":"B","cases":100}]"#),
+        "{json}"
+    );
+}
+
+/// A class's example stays inside what the run says every request holds
+/// (spec `runner.differential.classes`): shrinking a retention bug's
+/// example against a port without `optional-seq` never removes a
+/// snapshot's `capturedThroughSeq`.
+#[test]
+fn shrinking_stays_inside_what_both_declare() {
+    let (code, json_text) = differential_cli(
+        &fixture_port("WELL_FORMED_DROP_CAPABILITIES=optional-seq PORT_BUGS=notice-ascii"),
+        &[
+            "--ops", "retain", "--cases", "300", "--seed", "1", "--format", "json",
+        ],
+    );
+    assert_eq!(code, Some(1), "{json_text}");
+    let report = json::parse(json_text.trim()).expect("a JSON report");
+    let classes = report
+        .get("classes")
+        .and_then(Json::as_array)
+        .expect("classes");
+    assert!(!classes.is_empty(), "{json_text}");
+    for class in classes {
+        let request = class
+            .get("example")
+            .and_then(|example| example.get("request"));
+        if request.and_then(|request| request.get("op")) != Some(&Json::str("retain")) {
+            continue;
+        }
+        let snapshot = request
+            .and_then(|request| request.get("input"))
+            .and_then(|input| input.get("snapshot"));
+        assert!(
+            snapshot.is_some_and(|snapshot| snapshot.get("capturedThroughSeq").is_some()),
+            "{}",
+            json::to_ascii(class)
+        );
+    }
+}
+
 #[test]
 fn time_limits_dead_implementations_and_backtraces() {
     // runner.differential.operation

@@ -260,6 +260,9 @@ fn differential(run: DifferentialRun) -> Exit {
         if let Some(stopped) = &summary.stopped {
             say!("stopped early: {stopped}");
         }
+        if let Some(line) = summary.not_implemented_line() {
+            say!("{line}");
+        }
         say!("{}", summary.line());
         say!("classes {}", summary.classes.len());
     }

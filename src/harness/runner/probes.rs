@@ -10,8 +10,9 @@
 //! A probe is derived from the failed request and from the reference's own
 //! answer to it (the ids a text mentions, the data a snapshot retains, the
 //! budget a preparation computes). Probes go only to ops the implementation
-//! declares, never carry a lone surrogate to one that does not declare
-//! `lone-surrogates`, and are bounded per failure ([`MAX_PROBES`]); answers
+//! declares, never need a capability it does not declare (a lone
+//! surrogate without `lone-surrogates`, an ill-typed member without
+//! `dynamic-inputs`, …), and are bounded per failure ([`MAX_PROBES`]); answers
 //! are cached by request for the whole run, so a passing run sends none and
 //! a lower op asked again costs nothing.
 
@@ -19,7 +20,7 @@ use super::adapter::{Description, Implementation};
 use super::causes::{self, Cause, Side};
 use super::diff::first_difference;
 use super::ops;
-use super::vectors::LONE_SURROGATES;
+use super::vectors::required_capabilities;
 use crate::config::{budget, Config, Generation};
 use crate::js::json::{self, Json};
 use crate::js::{is_js_whitespace, JsString};
@@ -182,7 +183,7 @@ fn shortened(text: &str) -> String {
 pub struct Prober {
     generation: Generation,
     declared: Vec<&'static str>,
-    lone_surrogates: bool,
+    capabilities: Vec<String>,
     expected: HashMap<String, Result<Outcome, String>>,
     answers: HashMap<String, (Result<Outcome, String>, String)>,
     /// Requests sent to the implementation so far.
@@ -207,25 +208,23 @@ impl Prober {
             ops::known_ops()
                 .filter(|op| ops::declares_op(description, op))
                 .collect(),
-            description
-                .capabilities
-                .iter()
-                .any(|c| c == LONE_SURROGATES),
+            description.capabilities.clone(),
         )
     }
 
     /// A prober that derives probes as the reference of `generation` does,
-    /// sends only ops of `declared`, and sends lone surrogates only when
-    /// `lone_surrogates` (`differential`: what both sides declare).
+    /// sends only ops of `declared`, and only requests that need no
+    /// capability but `capabilities` (`differential`: what both sides
+    /// declare; spec `protocol.capabilities`).
     pub fn within(
         generation: Generation,
         declared: Vec<&'static str>,
-        lone_surrogates: bool,
+        capabilities: Vec<String>,
     ) -> Prober {
         Prober {
             generation,
             declared,
-            lone_surrogates,
+            capabilities,
             expected: HashMap::new(),
             answers: HashMap::new(),
             sent: 0,
@@ -370,7 +369,9 @@ impl Prober {
         let own = dispatch::handle_in(self.generation, op, input);
         for probe in derive(self.generation, op, input, &own) {
             if !self.declared.contains(&probe.op)
-                || (!self.lone_surrogates && probe.input.has_lone_surrogate())
+                || required_capabilities(probe.op, &probe.input, &Json::Null)
+                    .iter()
+                    .any(|needed| !self.capabilities.contains(needed))
                 || (probe.op == op && probe.input == *input)
             {
                 continue;
@@ -803,7 +804,7 @@ mod tests {
     /// implementation's to every probe of `op` with `input` that is a
     /// `retain`: each such probe was asked and agreed.
     fn agreeing_on_retain(op: &str, input: &Json) -> Prober {
-        let mut prober = Prober::within(Generation::Rc8, vec!["retain"], false);
+        let mut prober = Prober::within(Generation::Rc8, vec!["retain"], Vec::new());
         let own = dispatch::handle_in(Generation::Rc8, op, input);
         for probe in derive(Generation::Rc8, op, input, &own) {
             if probe.op == "retain" {
@@ -827,7 +828,7 @@ mod tests {
         let unbounded = parse(&format!(
             r#"{{"snapshot":{snapshot},"label":"l","maxBytes":9007199254740991}}"#
         ));
-        let mut nothing_asked = Prober::within(Generation::Rc8, vec!["retain"], false);
+        let mut nothing_asked = Prober::within(Generation::Rc8, vec!["retain"], Vec::new());
         assert_eq!(
             told(&mut nothing_asked, "retain", &unbounded),
             "snapshot: projection differs"

@@ -13,11 +13,11 @@ use super::ops::OPS;
 pub use super::ops::{known_ops, reference_generation};
 use super::probes::{Chain, Prober};
 use super::report::{actual_json, raw};
-use super::vectors::{LONE_SURROGATES, OPTIONAL_SEQ};
+use super::vectors::{required_capabilities, LONE_SURROGATES, OPTIONAL_SEQ};
 use crate::js::json::Json;
 use crate::js::JsString;
-use crate::protocol::input_types::{self, DYNAMIC_INPUTS};
-use crate::protocol::wire::Outcome;
+use crate::protocol::input_types::DYNAMIC_INPUTS;
+use crate::protocol::wire::{Outcome, UNSUPPORTED};
 use classes::Signature;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -56,6 +56,9 @@ pub struct Plan {
     /// input member of another JSON type than the protocol declares (spec
     /// `protocol.input-types`); otherwise such a request is not sent.
     pub dynamic_inputs: bool,
+    /// The capabilities both declare: a request that needs another is not
+    /// sent (spec `protocol.capabilities`).
+    pub capabilities: Vec<String>,
     /// What else both declare, which widens the requests (features
     /// `candidates-fuzzy` and `config-fraction-type`, capability
     /// `optional-seq`).
@@ -75,7 +78,7 @@ impl Plan {
             Prober::within(
                 generation,
                 self.ops.iter().map(|planned| planned.op).collect(),
-                self.lone_surrogates,
+                self.capabilities.clone(),
             )
         })
     }
@@ -120,6 +123,12 @@ pub fn plan(a: &Description, b: &Description, only: Option<&[String]>) -> Plan {
     let both = |feature: &str| has(a, feature) && has(b, feature);
     let mut plan = Plan {
         lone_surrogates: capable(LONE_SURROGATES),
+        capabilities: a
+            .capabilities
+            .iter()
+            .filter(|capability| capable(capability))
+            .cloned()
+            .collect(),
         dynamic_inputs: capable(DYNAMIC_INPUTS),
         reach: Reach {
             fuzzy: both("candidates-fuzzy"),
@@ -429,6 +438,9 @@ pub struct Summary {
     /// an answer held a lone surrogate, or the input had an ill-typed
     /// member (not counted in `cases`).
     pub beyond_capability: u64,
+    /// Per op: the cases A and B answered `UNSUPPORTED` (not compared, not
+    /// counted in `cases`).
+    pub not_implemented: BTreeMap<&'static str, [u64; 2]>,
     /// The classes, in the order they were found.
     pub classes: Vec<Class>,
     /// Why the run ended early, if it did.
@@ -446,6 +458,29 @@ impl Summary {
             ));
         }
         line
+    }
+
+    /// `not implemented: OP by B (N cases), …` (spec
+    /// `runner.differential`), when a side answered `UNSUPPORTED`.
+    pub fn not_implemented_line(&self) -> Option<String> {
+        let listed: Vec<String> = self
+            .not_implemented_by_side()
+            .map(|(op, side, cases)| format!("{op} by {side} ({cases} cases)"))
+            .collect();
+        (!listed.is_empty()).then(|| format!("not implemented: {}", listed.join(", ")))
+    }
+
+    /// Each op a side answered `UNSUPPORTED`, that side and its cases.
+    fn not_implemented_by_side(
+        &self,
+    ) -> impl Iterator<Item = (&'static str, &'static str, u64)> + '_ {
+        self.not_implemented.iter().flat_map(|(op, counts)| {
+            ["A", "B"]
+                .into_iter()
+                .zip(counts)
+                .filter(|(_, cases)| **cases > 0)
+                .map(|(side, cases)| (*op, side, *cases))
+        })
     }
 
     /// The classes, largest first (ties: found first).
@@ -584,6 +619,20 @@ pub struct NotCompared {
     /// capability.
     #[serde(rename = "beyondCapability")]
     pub beyond_capability: u64,
+    /// Ops a side answered `UNSUPPORTED`: `{op, side, cases}`.
+    #[serde(rename = "notImplemented")]
+    pub not_implemented: Vec<NotImplemented>,
+}
+
+/// An op a side does not implement.
+#[derive(Debug, Serialize)]
+pub struct NotImplemented {
+    /// The op.
+    pub op: &'static str,
+    /// `A` or `B`.
+    pub side: &'static str,
+    /// The cases it answered `UNSUPPORTED`.
+    pub cases: u64,
 }
 
 /// An op left out, and why.
@@ -682,6 +731,10 @@ impl Summary {
                     })
                     .collect(),
                 beyond_capability: self.beyond_capability,
+                not_implemented: self
+                    .not_implemented_by_side()
+                    .map(|(op, side, cases)| NotImplemented { op, side, cases })
+                    .collect(),
             },
             stopped: self.stopped.as_ref().map(ToString::to_string),
             seconds: elapsed.as_secs_f64(),
@@ -703,6 +756,11 @@ enum Verdict {
     Disagree(Box<Mismatch>),
     /// An answer holds a lone surrogate, and one side lacks the capability.
     Beyond,
+    /// A side answered `UNSUPPORTED`: it does not implement the op (spec
+    /// `protocol.unsupported`), which is no disagreement. B's when `true`.
+    NotImplemented {
+        by_b: bool,
+    },
 }
 
 /// A protocol failure that means the implementation cannot go on: it cannot
@@ -770,7 +828,7 @@ pub fn run(
             continue;
         };
         let lone_surrogates = plan.lone_surrogates;
-        let dynamic_inputs = plan.dynamic_inputs;
+        let common = &plan.capabilities;
         let dead_side: RefCell<Option<String>> = RefCell::new(None);
         // Without the capability on both sides, requests are made
         // well-formed, and a case whose answer holds a lone surrogate
@@ -781,9 +839,13 @@ pub fn run(
                    op: &str,
                    input: &Json|
          -> Verdict {
-            // A typed port cannot decode an ill-typed member: outside the
-            // domain both implement unless both declare dynamic-inputs.
-            if !dynamic_inputs && input_types::needs_dynamic_inputs(op, input) {
+            // A request that needs a capability one side lacks (an
+            // ill-typed member for a typed port, a snapshot without
+            // capturedThroughSeq, …) is outside the domain both implement:
+            // not sent, generated or shrunk to (spec
+            // protocol.capabilities).
+            let needed = required_capabilities(op, input, &Json::Null);
+            if needed.iter().any(|capability| !common.contains(capability)) {
                 return Verdict::Beyond;
             }
             let answer_a = a.call(op, input);
@@ -792,6 +854,12 @@ pub fn run(
             let stderr_b = b.take_stderr();
             if let Some(problem) = dead(&answer_a).or(dead(&answer_b)) {
                 *dead_side.borrow_mut() = Some(problem.to_owned());
+            }
+            let unsupported = |answer: &Result<Outcome, String>| matches!(answer, Ok(Outcome::Error { code, .. }) if code == UNSUPPORTED);
+            if unsupported(&answer_a) || unsupported(&answer_b) {
+                return Verdict::NotImplemented {
+                    by_b: !unsupported(&answer_a),
+                };
             }
             if !lone_surrogates
                 && (holds_lone_surrogate(&answer_a) || holds_lone_surrogate(&answer_b))
@@ -841,6 +909,10 @@ pub fn run(
         let mismatch = match ask(a, b, planned.op, &input) {
             Verdict::Beyond => {
                 summary.beyond_capability += 1;
+                None
+            }
+            Verdict::NotImplemented { by_b } => {
+                summary.not_implemented.entry(planned.op).or_default()[usize::from(by_b)] += 1;
                 None
             }
             Verdict::Agree => {

@@ -749,17 +749,16 @@ fn typed_ports_get_no_ill_typed_inputs() {
 /// (spec `runner.differential`), as `conformance` skips the vectors.
 #[test]
 fn an_op_answered_unsupported_is_not_implemented_not_a_disagreement() {
-    let (code, text) = differential_cli(
-        &fixture_port("WELL_FORMED_UNSUPPORTED=candidates/remote"),
-        &[
-            "--ops",
-            "candidates/list,candidates/remote",
-            "--cases",
-            "200",
-            "--seed",
-            "1",
-        ],
-    );
+    let port = fixture_port("WELL_FORMED_UNSUPPORTED=candidates/remote");
+    let run = [
+        "--ops",
+        "candidates/list,candidates/remote",
+        "--cases",
+        "200",
+        "--seed",
+        "1",
+    ];
+    let (code, text) = differential_cli(&port, &run);
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("classes 0"), "{text}");
     assert!(
@@ -767,19 +766,7 @@ fn an_op_answered_unsupported_is_not_implemented_not_a_disagreement() {
         "{text}"
     );
     assert!(text.contains("per op: candidates/list 100/100\n"), "{text}");
-    let (_, json) = differential_cli(
-        &fixture_port("WELL_FORMED_UNSUPPORTED=candidates/remote"),
-        &[
-            "--ops",
-            "candidates/list,candidates/remote",
-            "--cases",
-            "200",
-            "--seed",
-            "1",
-            "--format",
-            "json",
-        ],
-    );
+    let (_, json) = differential_cli(&port, &[&run[..], &["--format", "json"]].concat());
     assert!(
         json.contains(r#""notImplemented":[{"op":"candidates/remote","side":"B","cases":100}]"#),
         "{json}"

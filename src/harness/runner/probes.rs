@@ -193,8 +193,9 @@ pub struct Prober {
     learned: HashMap<Vec<Cause>, Vec<(String, Chain)>>,
     /// For each op, what the last failure's conversation was told as.
     told: HashMap<String, Cause>,
-    /// Whether the shared part of the run's allowance is spent.
-    spent: bool,
+    /// The run's allowance, once [`Prober::attribute_within`] was given
+    /// it.
+    allowance: Option<usize>,
     /// Each op and list of own causes a failure was probed for.
     probed: HashSet<(String, Vec<Cause>)>,
 }
@@ -230,7 +231,7 @@ impl Prober {
             sent: 0,
             learned: HashMap::new(),
             told: HashMap::new(),
-            spent: false,
+            allowance: None,
             probed: HashSet::new(),
         }
     }
@@ -238,6 +239,14 @@ impl Prober {
     /// Requests sent to the implementation for probes so far.
     pub fn sent(&self) -> usize {
         self.sent
+    }
+
+    /// The requests the run's allowance still leaves, and whether its
+    /// shared part (three quarters) is spent.
+    fn left(&self) -> (usize, bool) {
+        let allowance = self.allowance.unwrap_or(usize::MAX);
+        let left = allowance.saturating_sub(self.sent);
+        (left, self.allowance.is_some() && left <= allowance / 4)
     }
 
     /// The reference generation probes are derived with.
@@ -292,10 +301,10 @@ impl Prober {
         own: Vec<Cause>,
         allowance: usize,
     ) -> Option<Chain> {
-        let left = allowance.saturating_sub(self.sent);
-        self.spent = left <= allowance / 4;
+        self.allowance = Some(allowance);
+        let (left, spent) = self.left();
         let first_of_its_kind = self.probed.insert((op.to_owned(), own.clone()));
-        if left == 0 || (self.spent && !first_of_its_kind) {
+        if left == 0 || (spent && !first_of_its_kind) {
             let traced = self.learned.get(&own)?;
             let same_op = traced.iter().rev().find(|(known, _)| known == op);
             let other_op = || {
@@ -347,7 +356,7 @@ impl Prober {
         let told = match op {
             "retain" if agreed => causes::told_conversation(causes::Told::Retention),
             "prepare" if agreed => causes::told_conversation(causes::Told::Budget),
-            _ if self.spent && !asked => return self.told.get(op).cloned().unwrap_or(cause),
+            _ if self.left().1 && !asked => return self.told.get(op).cloned().unwrap_or(cause),
             _ => return cause,
         };
         self.told.insert(op.to_owned(), told.clone());

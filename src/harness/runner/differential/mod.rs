@@ -757,7 +757,7 @@ enum Verdict {
     /// An answer holds a lone surrogate, and one side lacks the capability.
     Beyond,
     /// A side answered `UNSUPPORTED`: it does not implement the op (spec
-    /// `protocol.unsupported`), which is no disagreement. B's when `true`.
+    /// `protocol.errors`), which is no disagreement. B's when `true`.
     NotImplemented {
         by_b: bool,
     },

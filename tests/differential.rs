@@ -10,6 +10,7 @@ use dsh_session_reference::harness::runner::differential::requests::{
 };
 use dsh_session_reference::harness::runner::differential::{self, plan, Options, Plan};
 use dsh_session_reference::js::json;
+use dsh_session_reference::protocol::input_types::first_ill_typed;
 use dsh_session_reference::protocol::wire::Outcome;
 use dsh_session_reference::surface::is_session_seq;
 use dsh_session_reference::{JsString, Json};
@@ -341,11 +342,11 @@ fn ops_one_side_lacks_are_left_out_and_named() {
         ops,
         left_out,
         lone_surrogates,
-        dynamic_inputs,
+        reach,
         ..
     } = plan(&newest, &uri_only, None);
     assert!(!lone_surrogates, "one side lacks the capability");
-    assert!(!dynamic_inputs, "one side lacks the capability");
+    assert!(!reach.dynamic_inputs, "one side lacks the capability");
     let ops: Vec<&str> = ops.iter().map(|planned| planned.op).collect();
     assert_eq!(ops, ["uri/encode", "uri/decode"]);
     assert_eq!(left_out.len(), 12);
@@ -405,12 +406,13 @@ fn requests_stay_inside_what_both_declare() {
         Reach {
             fuzzy: false,
             fraction_types: false,
-            optional_seq: false
+            optional_seq: false,
+            dynamic_inputs: false,
         }
     );
     assert_eq!(narrow.narrowed().len(), 4);
     assert!(
-        !narrow.dynamic_inputs,
+        !narrow.reach.dynamic_inputs,
         "the newer build declares no capability"
     );
     let wide = plan(&newest, &newest, None);
@@ -714,34 +716,112 @@ fn differential_cli(b: &str, extra: &[&str]) -> (Option<i32>, String) {
     )
 }
 
-/// A port that does not declare `dynamic-inputs` gets no request with an
-/// input member of another JSON type than the protocol declares (spec
-/// `protocol.input-types`): the candidate generator's `limit: "3"` and
-/// configuration members of other types are counted apart, not sent.
+/// A port that declares no capability (a typed port of the newest
+/// generation) gets well-typed requests of every op it declares, the
+/// pipeline included (spec `runner.differential.reach`): at least 15 % of
+/// the `prepare` and `pre-step` cases drawn are compared, and agree.
 #[test]
-fn typed_ports_get_no_ill_typed_inputs() {
-    let (code, text) = differential_cli(
-        &fixture_port("WELL_FORMED_TYPED=1"),
-        &["--ops", "candidates/list", "--cases", "400", "--seed", "3"],
+fn a_port_without_capabilities_gets_typed_requests_of_every_op() {
+    let port = fixture_port(
+        "WELL_FORMED_TYPED=1 WELL_FORMED_DROP_CAPABILITIES=optional-seq,model-lookup-errors,staged-cancel,message-ids",
     );
+    let run = [
+        "--ops",
+        "prepare,pre-step,candidates/list,config/check",
+        "--cases",
+        "240",
+        "--seed",
+        "3",
+        "--format",
+        "json",
+    ];
+    let (code, text) = differential_cli(&port, &run);
     assert_eq!(code, Some(0), "{text}");
+    let report = json::parse(text.trim()).expect("a JSON report");
+    let per_op = report.get("perOp").and_then(Json::as_array).expect("perOp");
+    assert_eq!(per_op.len(), 4, "{text}");
+    for counts in per_op {
+        let count = |name: &str| match counts.get(name) {
+            Some(Json::Number(count)) => *count,
+            _ => panic!("{name}: {text}"),
+        };
+        assert_eq!(count("drawn"), 60.0, "{text}");
+        assert!(count("compared") >= 0.15 * count("drawn"), "{text}");
+        assert_eq!(count("agree"), count("compared"), "{text}");
+    }
+    let starved = report
+        .get("notCompared")
+        .and_then(|not| not.get("starved"))
+        .and_then(Json::as_array);
+    assert_eq!(starved.map(<[Json]>::len), Some(0), "{text}");
+}
+
+/// Without `dynamic-inputs` on both sides, no generated request of any op
+/// has an input member of another JSON type than the protocol declares
+/// (spec `protocol.input-types`): the generators draw typed requests, they
+/// do not drop the others.
+#[test]
+fn every_generator_draws_well_typed_requests_for_a_typed_port() {
+    let typed = plan(&describe(Generation::Newest), &newer_build(), None);
+    assert!(!typed.reach.dynamic_inputs);
+    for planned in &typed.ops {
+        for input in planned_inputs(&typed, planned.op, 200) {
+            assert_eq!(
+                first_ill_typed(planned.op, &input),
+                None,
+                "{} {}",
+                planned.op,
+                json::to_ascii(&input)
+            );
+        }
+    }
+    // With the capability on both sides, the same generators draw them.
+    let dynamic = plan(
+        &describe(Generation::Newest),
+        &describe(Generation::Newest),
+        None,
+    );
+    let ill_typed: usize = dynamic
+        .ops
+        .iter()
+        .map(|planned| {
+            planned_inputs(&dynamic, planned.op, 200)
+                .iter()
+                .filter(|input| first_ill_typed(planned.op, input).is_some())
+                .count()
+        })
+        .sum();
+    assert!(ill_typed > 100, "{ill_typed}");
+}
+
+/// An op whose cases are nearly all left out fails the run, named with
+/// what kept them out (spec `runner.differential.reach`): a port whose
+/// `json/tag-safe` answers hold a lone surrogate, and which does not
+/// declare `lone-surrogates`, has every such case left out, which would
+/// otherwise read as agreement.
+#[test]
+fn a_run_whose_declared_op_compares_nothing_fails() {
+    let (code, text) = differential_cli(
+        &fixture_port("PORT_BUGS=lone-tag-safe"),
+        &[
+            "--ops",
+            "json/tag-safe,uri/encode",
+            "--cases",
+            "100",
+            "--seed",
+            "1",
+        ],
+    );
+    assert_eq!(code, Some(1), "{text}");
     assert!(
-        text.contains("inputs: every typed member of its declared JSON type, other requests not sent (the capability dynamic-inputs is not declared by both)"),
+        text.contains("too few compared: json/tag-safe compared 0 of 50 cases (under 5 %): an answer holds a lone surrogate (the capability lone-surrogates is not declared by both)"),
         "{text}"
     );
     assert!(
-        text.contains(
-            "more cases not compared: a lone surrogate in an answer or an ill-typed input member"
-        ),
+        text.contains("json/tag-safe 0/0 (50 not compared)"),
         "{text}"
     );
-    // Declaring it, the same run sends them.
-    let (code, text) = differential_cli(
-        &fixture_port(""),
-        &["--ops", "candidates/list", "--cases", "400", "--seed", "3"],
-    );
-    assert_eq!(code, Some(0), "{text}");
-    assert!(!text.contains("inputs: every typed member"), "{text}");
+    assert!(text.contains("agree 50/50"), "{text}");
 }
 
 /// A port that answers `UNSUPPORTED` for an op it declares has not
@@ -765,7 +845,12 @@ fn an_op_answered_unsupported_is_not_implemented_not_a_disagreement() {
         text.contains("not implemented: candidates/remote by B (100 cases)"),
         "{text}"
     );
-    assert!(text.contains("per op: candidates/list 100/100\n"), "{text}");
+    assert!(
+        text.contains(
+            "per op: candidates/list 100/100, candidates/remote 0/0 (100 not implemented)\n"
+        ),
+        "{text}"
+    );
     let (_, json) = differential_cli(&port, &[&run[..], &["--format", "json"]].concat());
     assert!(
         json.contains(r#""notImplemented":[{"op":"candidates/remote","side":"B","cases":100}]"#),

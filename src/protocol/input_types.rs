@@ -395,6 +395,71 @@ pub fn needs_dynamic_inputs(op: &str, input: &Json) -> bool {
     first_ill_typed(op, input).is_some()
 }
 
+/// `input` with every member of another type than `op` declares replaced
+/// by a value of its declared type (a number's JSON spelling for a
+/// string, otherwise the empty string; `0` for a number, `false` for a boolean, an empty object, array
+/// or map): the request a typed port can receive that is nearest to the one
+/// drawn (spec `runner.differential`, inputs without `dynamic-inputs`).
+/// Members of an op this table does not know, and untyped members, are kept.
+pub fn well_typed(op: &str, input: Json) -> Json {
+    match input_members(op) {
+        Some(members) => typed_members(members, input),
+        None => input,
+    }
+}
+
+fn typed_members(members: &[Member], object: Json) -> Json {
+    let Json::Object(entries) = object else {
+        return object;
+    };
+    Json::Object(
+        entries
+            .into_iter()
+            .map(|(key, value)| {
+                let typed = match members.iter().find(|member| key.is(member.name)) {
+                    Some(member) if !(member.nullable && value == Json::Null) => {
+                        typed_value(member.ty, value)
+                    }
+                    _ => value,
+                };
+                (key, typed)
+            })
+            .collect(),
+    )
+}
+
+fn typed_value(ty: Type, value: Json) -> Json {
+    match (ty, value) {
+        (Type::Any, value)
+        | (Type::String, value @ Json::String(_))
+        | (Type::Number, value @ Json::Number(_))
+        | (Type::Boolean | Type::BooleanOrObject(_), value @ Json::Bool(_)) => value,
+        (Type::String, number @ Json::Number(_)) => Json::str(&crate::js::json::stringify(&number)),
+        (Type::String, _) => Json::str(""),
+        (Type::Number, _) => Json::Number(0.0),
+        (Type::Boolean, _) => Json::Bool(false),
+        (Type::Object(members) | Type::BooleanOrObject(members), object @ Json::Object(_)) => {
+            typed_members(members, object)
+        }
+        (Type::Object(_), _) => Json::Object(Vec::new()),
+        (Type::BooleanOrObject(_), _) => Json::Bool(false),
+        (Type::Array(item), Json::Array(items)) => Json::Array(
+            items
+                .into_iter()
+                .map(|value| typed_value(*item, value))
+                .collect(),
+        ),
+        (Type::Array(_), _) => Json::Array(Vec::new()),
+        (Type::Map(entry, _), Json::Object(entries)) => Json::Object(
+            entries
+                .into_iter()
+                .map(|(key, value)| (key, typed_value(*entry, value)))
+                .collect(),
+        ),
+        (Type::Map(..), _) => Json::Object(Vec::new()),
+    }
+}
+
 fn check_members(members: &[Member], object: &Json, path: &mut String) -> Option<IllTyped> {
     members.iter().find_map(|member| {
         // `JSON.parse` keeps the last of duplicate members.
@@ -467,6 +532,35 @@ mod tests {
 
     fn first(op: &str, input: &str) -> Option<(String, Otherwise)> {
         first_ill_typed(op, &parse(input).unwrap()).map(|found| (found.path, found.otherwise))
+    }
+
+    /// runner.differential.reach: each ill-typed member becomes the nearest
+    /// value of its type; well-typed and untyped members stay as they are.
+    #[test]
+    fn ill_typed_members_are_made_well_typed() {
+        let typed = |op: &str, input: &str| {
+            let made = well_typed(op, parse(input).unwrap());
+            assert_eq!(first_ill_typed(op, &made), None);
+            crate::js::json::stringify(&made)
+        };
+        assert_eq!(
+            typed(
+                "prepare",
+                r#"{"config":null,"models":{"p/a":null,"p/b":{"contextWindow":"9"}},"references":[{"sessionId":5,"label":null},7],"content":[1]}"#
+            ),
+            r#"{"config":null,"models":{"p/a":{},"p/b":{"contextWindow":0}},"references":[{"sessionId":"5","label":""},{}],"content":[1]}"#
+        );
+        assert_eq!(
+            typed(
+                "retain",
+                r#"{"snapshot":{"session":{"id":"s","cwd":null},"events":[{"type":"user/message","data":{"content":[{"text":true}]}}]},"maxBytes":"3"}"#
+            ),
+            r#"{"snapshot":{"session":{"id":"s","cwd":""},"events":[{"type":"user/message","data":{"content":[{"text":""}]}}]},"maxBytes":0}"#
+        );
+        let typed_already =
+            r#"{"agent":{"id":"a"},"sessions":[{"id":"s","createdAt":1}],"limit":1.5}"#;
+        assert_eq!(typed("candidates/list", typed_already), typed_already);
+        assert_eq!(typed("pre-step", r#"{"cancel":3}"#), r#"{"cancel":false}"#);
     }
 
     #[test]

@@ -252,11 +252,29 @@ fn differential(run: DifferentialRun) -> Exit {
             say!("{} more classes: {}", rest.len(), rest.join("; "));
         }
         let per_op: Vec<String> = summary
-            .per_op
+            .drawn
             .iter()
-            .map(|(op, (agreed, run))| format!("{op} {agreed}/{run}"))
+            .map(|(op, drawn)| {
+                let (agreed, compared) = summary.per_op.get(op).copied().unwrap_or_default();
+                let unsupported: u64 = summary
+                    .not_implemented
+                    .get(op)
+                    .map_or(0, |counts| counts.iter().sum());
+                let left = drawn - compared - unsupported;
+                let mut counts = format!("{op} {agreed}/{compared}");
+                if left > 0 {
+                    counts.push_str(&format!(" ({left} not compared)"));
+                }
+                if unsupported > 0 {
+                    counts.push_str(&format!(" ({unsupported} not implemented)"));
+                }
+                counts
+            })
             .collect();
         say!("per op: {}", per_op.join(", "));
+        for starved in summary.starved() {
+            say!("too few compared: {starved}");
+        }
         if let Some(stopped) = &summary.stopped {
             say!("stopped early: {stopped}");
         }
@@ -269,7 +287,7 @@ fn differential(run: DifferentialRun) -> Exit {
     if matches!(summary.stopped, Some(differential::Stopped::Dead(_))) {
         return Exit::Unusable;
     }
-    if summary.cases > 0 && summary.agreed == summary.cases {
+    if summary.cases > 0 && summary.agreed == summary.cases && summary.starved().is_empty() {
         Exit::Success
     } else {
         Exit::Failed

@@ -52,10 +52,6 @@ pub struct Plan {
     /// surrogates, and answers holding them are compared (spec
     /// `protocol.capabilities`).
     pub lone_surrogates: bool,
-    /// Both declare the capability `dynamic-inputs`: requests may have an
-    /// input member of another JSON type than the protocol declares (spec
-    /// `protocol.input-types`); otherwise such a request is not sent.
-    pub dynamic_inputs: bool,
     /// The capabilities both declare: a request that needs another is not
     /// sent (spec `protocol.capabilities`).
     pub capabilities: Vec<String>,
@@ -104,8 +100,8 @@ impl Plan {
         if !self.reach.optional_seq {
             lines.push("snapshots: capturedThroughSeq always present (the capability optional-seq is not declared by both)");
         }
-        if !self.dynamic_inputs {
-            lines.push("inputs: every typed member of its declared JSON type, other requests not sent (the capability dynamic-inputs is not declared by both)");
+        if !self.reach.dynamic_inputs {
+            lines.push("inputs: every typed member drawn of its declared JSON type (the capability dynamic-inputs is not declared by both)");
         }
         lines
     }
@@ -129,8 +125,8 @@ pub fn plan(a: &Description, b: &Description, only: Option<&[String]>) -> Plan {
             .filter(|capability| capable(capability))
             .cloned()
             .collect(),
-        dynamic_inputs: capable(DYNAMIC_INPUTS),
         reach: Reach {
+            dynamic_inputs: capable(DYNAMIC_INPUTS),
             fuzzy: both("candidates-fuzzy"),
             fraction_types: both("config-fraction-type"),
             optional_seq: capable(OPTIONAL_SEQ),
@@ -441,6 +437,11 @@ pub struct Summary {
     /// Per op: the cases A and B answered `UNSUPPORTED` (not compared, not
     /// counted in `cases`).
     pub not_implemented: BTreeMap<&'static str, [u64; 2]>,
+    /// Per op: the cases drawn (compared or not).
+    pub drawn: BTreeMap<&'static str, u64>,
+    /// Per op: why its cases beyond a capability were not compared, and
+    /// how many each reason kept out.
+    pub kept_out: BTreeMap<&'static str, BTreeMap<String, u64>>,
     /// The classes, in the order they were found.
     pub classes: Vec<Class>,
     /// Why the run ended early, if it did.
@@ -483,11 +484,67 @@ impl Summary {
         })
     }
 
+    /// The ops that compared fewer than [`STARVED_PERCENT`] % of the cases
+    /// drawn for them (less those a side does not implement), each with
+    /// what kept most of them out (spec `runner.differential.reach`): such
+    /// a run fails, since an op it says it compared was hardly tested.
+    pub fn starved(&self) -> Vec<Starved> {
+        self.drawn
+            .iter()
+            .filter_map(|(op, &drawn)| {
+                let unsupported: u64 = self.not_implemented.get(op).map_or(0, |c| c[0] + c[1]);
+                let planned = drawn - unsupported;
+                let compared = self.per_op.get(op).map_or(0, |counts| counts.1);
+                if planned == 0 || compared * 100 >= planned * STARVED_PERCENT {
+                    return None;
+                }
+                let reason = self
+                    .kept_out
+                    .get(op)
+                    .and_then(|reasons| reasons.iter().max_by_key(|(_, count)| **count))
+                    .map_or_else(|| "the run ended".to_owned(), |(why, _)| why.clone());
+                Some(Starved {
+                    op,
+                    planned,
+                    compared,
+                    reason,
+                })
+            })
+            .collect()
+    }
+
     /// The classes, largest first (ties: found first).
     pub fn classes_by_size(&self) -> Vec<&Class> {
         let mut classes: Vec<&Class> = self.classes.iter().collect();
         classes.sort_by_key(|class| std::cmp::Reverse(class.count));
         classes
+    }
+}
+
+/// Below this share (in percent) of its planned cases compared, an op
+/// fails the run (spec `runner.differential.reach`).
+pub const STARVED_PERCENT: u64 = 5;
+
+/// An op whose cases were nearly all left out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Starved {
+    /// The op.
+    pub op: &'static str,
+    /// Its cases drawn, less those a side answered `UNSUPPORTED`.
+    pub planned: u64,
+    /// Its cases compared.
+    pub compared: u64,
+    /// What kept most of the others out: the member or capability.
+    pub reason: String,
+}
+
+impl fmt::Display for Starved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} compared {} of {} cases (under {STARVED_PERCENT} %): {}",
+            self.op, self.compared, self.planned, self.reason
+        )
     }
 }
 
@@ -583,7 +640,7 @@ pub struct JsonReport {
     pub compared: u64,
     /// Cases where both agreed.
     pub agree: u64,
-    /// Per op: `{op, agree, compared}`.
+    /// Per op: `{op, agree, compared, drawn}`.
     #[serde(rename = "perOp")]
     pub per_op: Vec<OpCount>,
     /// Every class, largest first (counts complete even when
@@ -608,6 +665,8 @@ pub struct OpCount {
     pub agree: u64,
     /// Cases compared.
     pub compared: u64,
+    /// Cases drawn, compared or not.
+    pub drawn: u64,
 }
 
 /// What a run left out.
@@ -622,6 +681,9 @@ pub struct NotCompared {
     /// Ops a side answered `UNSUPPORTED`: `{op, side, cases}`.
     #[serde(rename = "notImplemented")]
     pub not_implemented: Vec<NotImplemented>,
+    /// Ops that compared under 5 % of their planned cases (the run fails):
+    /// `{op, planned, compared, reason}`.
+    pub starved: Vec<Starved>,
 }
 
 /// An op a side does not implement.
@@ -690,12 +752,16 @@ impl Summary {
             compared: self.cases,
             agree: self.agreed,
             per_op: self
-                .per_op
+                .drawn
                 .iter()
-                .map(|(op, (agree, compared))| OpCount {
-                    op,
-                    agree: *agree,
-                    compared: *compared,
+                .map(|(op, drawn)| {
+                    let (agree, compared) = self.per_op.get(op).copied().unwrap_or_default();
+                    OpCount {
+                        op,
+                        agree,
+                        compared,
+                        drawn: *drawn,
+                    }
                 })
                 .collect(),
             classes: self
@@ -735,6 +801,7 @@ impl Summary {
                     .not_implemented_by_side()
                     .map(|(op, side, cases)| NotImplemented { op, side, cases })
                     .collect(),
+                starved: self.starved(),
             },
             stopped: self.stopped.as_ref().map(ToString::to_string),
             seconds: elapsed.as_secs_f64(),
@@ -754,13 +821,25 @@ const REMOVAL_PROBES: usize = 1_500;
 enum Verdict {
     Agree,
     Disagree(Box<Mismatch>),
-    /// An answer holds a lone surrogate, and one side lacks the capability.
-    Beyond,
+    /// The request needs, or an answer holds, what one side lacks a
+    /// capability for: why.
+    Beyond(String),
     /// A side answered `UNSUPPORTED`: it does not implement the op (spec
     /// `protocol.errors`), which is no disagreement. B's when `true`.
     NotImplemented {
         by_b: bool,
     },
+}
+
+/// Why a request that needs the capability `missing` is not sent: the
+/// first ill-typed member, for `dynamic-inputs`.
+fn beyond(op: &str, input: &Json, missing: &str) -> String {
+    let member = (missing == DYNAMIC_INPUTS)
+        .then(|| crate::protocol::input_types::first_ill_typed(op, input))
+        .flatten()
+        .map(|ill_typed| format!("{}, and ", ill_typed.describe()))
+        .unwrap_or_default();
+    format!("{member}the capability {missing} is not declared by both")
 }
 
 /// A protocol failure that means the implementation cannot go on: it cannot
@@ -845,8 +924,11 @@ pub fn run(
             // not sent, generated or shrunk to (spec
             // protocol.capabilities).
             let needed = required_capabilities(op, input, &Json::Null);
-            if needed.iter().any(|capability| !common.contains(capability)) {
-                return Verdict::Beyond;
+            if let Some(missing) = needed
+                .iter()
+                .find(|capability| !common.contains(capability))
+            {
+                return Verdict::Beyond(beyond(op, input, missing));
             }
             let answer_a = a.call(op, input);
             let stderr_a = a.take_stderr();
@@ -864,7 +946,9 @@ pub fn run(
             if !lone_surrogates
                 && (holds_lone_surrogate(&answer_a) || holds_lone_surrogate(&answer_b))
             {
-                return Verdict::Beyond;
+                return Verdict::Beyond(format!(
+                    "an answer holds a lone surrogate (the capability {LONE_SURROGATES} is not declared by both)"
+                ));
             }
             match compare(
                 op,
@@ -906,9 +990,16 @@ pub fn run(
             }
         };
         let input = current(&*tree);
+        *summary.drawn.entry(planned.op).or_default() += 1;
         let mismatch = match ask(a, b, planned.op, &input) {
-            Verdict::Beyond => {
+            Verdict::Beyond(why) => {
                 summary.beyond_capability += 1;
+                *summary
+                    .kept_out
+                    .entry(planned.op)
+                    .or_default()
+                    .entry(why)
+                    .or_default() += 1;
                 None
             }
             Verdict::NotImplemented { by_b } => {

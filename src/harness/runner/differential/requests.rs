@@ -19,6 +19,7 @@ use crate::harness::strategies::{
 };
 use crate::js::case::to_lower;
 use crate::js::JsString;
+use crate::protocol::input_types;
 use crate::surface::is_session_seq;
 use crate::{mention, projection, retention, Json};
 use proptest::prelude::*;
@@ -51,6 +52,11 @@ pub struct Reach {
     /// Both declare the capability `optional-seq`: a snapshot may lack
     /// `capturedThroughSeq` (spec `surface.seq-absent`).
     pub optional_seq: bool,
+    /// Both declare the capability `dynamic-inputs`: an input member may
+    /// have another JSON type than the protocol declares (spec
+    /// `protocol.input-types`). Without it every request is drawn well
+    /// typed ([`input_types::well_typed`]): a typed port's requests.
+    pub dynamic_inputs: bool,
 }
 
 impl Reach {
@@ -59,6 +65,7 @@ impl Reach {
         fuzzy: true,
         fraction_types: true,
         optional_seq: true,
+        dynamic_inputs: true,
     };
 }
 
@@ -71,6 +78,20 @@ pub fn input_strategy(op: &str, scope: Scope) -> Option<BoxedStrategy<Json>> {
 /// The input strategy of `op` within `reach`, or `None` for an op this
 /// command does not generate.
 pub fn input_strategy_within(op: &str, scope: Scope, reach: Reach) -> Option<BoxedStrategy<Json>> {
+    let drawn = drawn_inputs(op, scope, reach)?;
+    if reach.dynamic_inputs {
+        return Some(drawn);
+    }
+    let op = op.to_owned();
+    Some(
+        drawn
+            .prop_map(move |input| input_types::well_typed(&op, input))
+            .boxed(),
+    )
+}
+
+/// The inputs of `op` as drawn, ill-typed members included.
+fn drawn_inputs(op: &str, scope: Scope, reach: Reach) -> Option<BoxedStrategy<Json>> {
     Some(match op {
         "uri/encode" => js_units(16)
             .prop_map(|id| Json::object([("sessionId", string(id))]))

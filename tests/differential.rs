@@ -1033,3 +1033,88 @@ fn the_reference_generation_follows_b() {
         .count();
     assert!(queries > 20, "{queries} non-empty queries of 200");
 }
+
+/// An answer after the timeout but within the grace period is compared
+/// and said, not taken for a hang (spec `runner.slow`): the fixture port
+/// answers its first `retain` correctly after 2.5 s, against a timeout of
+/// one second.
+#[test]
+fn a_slow_answer_is_compared_and_reported_slow() {
+    let (code, text) = differential_cli(
+        &fixture_port("PORT_BUGS=slow-first-retain"),
+        &[
+            "--ops",
+            "retain,uri/encode",
+            "--cases",
+            "10",
+            "--seed",
+            "1",
+            "--timeout",
+            "1",
+            "--grace",
+            "8",
+        ],
+    );
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("per op: retain 5/5, uri/encode 5/5"),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|line| line.starts_with("slow: retain by B answered in ")
+                && line.ends_with(" s (limit 1 s) at the latest, 1 cases")),
+        "{text}"
+    );
+    assert!(!text.contains("hangs:"), "{text}");
+    assert!(text.contains("classes 0"), "{text}");
+}
+
+/// A port that loops forever on one op is reported within a bounded time
+/// (spec `runner.slow`): the op hangs at most twice (each waiting the
+/// timeout and the grace period), its later cases are not sent, the hang's
+/// shrinking is bounded in probes that wait the timeout only, and the run
+/// says the bound before it starts. The other op is still compared.
+#[test]
+fn a_port_that_loops_forever_on_one_op_is_reported_in_bounded_time() {
+    let (code, text) = differential_cli(
+        &fixture_port("PORT_BUGS=loop-retain"),
+        &[
+            "--ops",
+            "retain,uri/encode",
+            "--cases",
+            "40",
+            "--seed",
+            "1",
+            "--timeout",
+            "1",
+            "--grace",
+            "1",
+        ],
+    );
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("an op hangs at most 2 times, a hang shrinks in at most 8 probes of 1 s: at most 16 s waited on hangs in all"),
+        "{text}"
+    );
+    assert!(text.contains("CLASS 1 of 1: 2 cases"), "{text}");
+    assert!(
+        text.contains("  hang: no answer within the timeout\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("hangs: retain 2 (18 later cases not sent)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("per op: retain 0/2 (18 not compared), uri/encode 20/20"),
+        "{text}"
+    );
+    let shrink_steps: usize = text
+        .split("example, shrunk in ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|steps| steps.parse().ok())
+        .expect("a shrunk example");
+    assert!(shrink_steps <= 8, "{text}");
+}

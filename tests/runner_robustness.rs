@@ -125,7 +125,8 @@ fn run_on(implementation: &mut External, session_ids: &[&str]) -> Report {
 
 /// Runs one vector per session id on a fresh fixture adapter.
 fn run_fixture(session_ids: &[&str], timeout: Duration) -> Report {
-    let mut implementation = External::new(&adapter_command(""), timeout);
+    let mut implementation =
+        External::new(&adapter_command(""), timeout).with_grace(Duration::ZERO);
     run_on(&mut implementation, session_ids)
 }
 
@@ -220,7 +221,7 @@ fn hang_past_the_timeout_fails_its_vector_and_the_run_goes_on() {
     let pids = TempDir::new("hang-pids");
     let pid_file = pids.path().join("pids");
     let command = adapter_command(&format!("MISBEHAVING_PIDS='{}'", pid_file.display()));
-    let mut implementation = External::new(&command, SHORT_TIMEOUT);
+    let mut implementation = External::new(&command, SHORT_TIMEOUT).with_grace(Duration::ZERO);
     let started = Instant::now();
     let report = run_on(&mut implementation, &["ok-1", "hang", "ok-2", "ok-3"]);
     let elapsed = started.elapsed();
@@ -248,7 +249,7 @@ fn hang_behind_a_shell_wrapper_is_killed_too() {
         "{}; exit $?",
         adapter_command(&format!("MISBEHAVING_PIDS='{}'", pid_file.display()))
     );
-    let mut implementation = External::new(&command, SHORT_TIMEOUT);
+    let mut implementation = External::new(&command, SHORT_TIMEOUT).with_grace(Duration::ZERO);
     let report = run_on(&mut implementation, &["ok-1", "hang", "ok-2"]);
     drop(implementation);
     assert!(
@@ -309,6 +310,38 @@ fn late_answer_after_the_timeout_is_not_taken_for_the_next_one() {
         "{report:#?}"
     );
     assert_passed(&report, &["ok-1", "ok-2", "ok-3"]);
+}
+
+#[test]
+fn slow_answer_within_the_grace_period_is_compared_and_named() {
+    // runner.slow: an answer after the timeout but within the grace period
+    // is compared as usual (it passes) and named slow, with its limit
+    let mut implementation =
+        External::new(&adapter_command(""), SHORT_TIMEOUT).with_grace(Duration::from_secs(8));
+    let report = run_on(&mut implementation, &["ok-1", "slow-2500", "ok-2"]);
+    assert_eq!(report.summary(), "3 passed, 0 failed, 0 skipped");
+    let [(id, late)] = report.slow.as_slice() else {
+        panic!("one slow vector: {:?}", report.slow);
+    };
+    assert_eq!(id, &vector_id("slow-2500"));
+    assert_eq!(late.limit, SHORT_TIMEOUT);
+    assert!(late.took > SHORT_TIMEOUT, "{late:?}");
+    // The command line says it, and passes.
+    let dir = suite_dir("cli-slow", &["ok-1", "slow-2500"]);
+    let output = Command::new(env!("CARGO_BIN_EXE_dsh-session-reference"))
+        .args(["conformance", "--impl", &adapter_command(""), "--vectors"])
+        .arg(dir.path())
+        .args(["--timeout", "1", "--grace", "8"])
+        .output()
+        .expect("run the conformance command");
+    let (stdout, _) = assert_exit(&output, 0);
+    let line = format!("slow: {} answered in ", vector_id("slow-2500"));
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with(&line) && l.ends_with(" s (limit 1 s)")),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -450,7 +483,7 @@ fn describe_failing_after_a_restart_fails_each_vector_without_panicking() {
     // even describe itself, each vector fails with a protocol failure
     for (mode, needle) in [("crash", "without answering"), ("hang", "no answer within")] {
         let command = adapter_command(&format!("MISBEHAVING_DESCRIBE={mode}"));
-        let mut implementation = External::new(&command, SHORT_TIMEOUT);
+        let mut implementation = External::new(&command, SHORT_TIMEOUT).with_grace(Duration::ZERO);
         let report = run_on(&mut implementation, &["ok-1", "ok-2"]);
         assert_eq!(report.summary(), "0 passed, 2 failed, 0 skipped", "{mode}");
         for id in ["ok-1", "ok-2"] {
@@ -485,7 +518,7 @@ fn conformance_cli(command: &str, vectors: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dsh-session-reference"))
         .args(["conformance", "--impl", command, "--vectors"])
         .arg(vectors)
-        .args(["--timeout", "1"])
+        .args(["--timeout", "1", "--grace", "0"])
         .output()
         .expect("run the conformance command")
 }

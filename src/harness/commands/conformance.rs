@@ -7,7 +7,9 @@ use super::output::say;
 use super::vectors::load;
 use super::{Exit, Format};
 use crate::config::Generation;
-use crate::harness::runner::adapter::{BuiltIn, Description, External, Implementation};
+use crate::harness::runner::adapter::{
+    default_grace, BuiltIn, Description, External, Implementation,
+};
 use crate::harness::runner::report::Subject;
 use crate::harness::runner::vectors::Vector;
 use crate::harness::runner::{self, baseline, report, Selection, Status, VectorResult};
@@ -37,6 +39,11 @@ pub struct ConformanceArgs {
     /// Seconds to wait for each answer.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     timeout: u64,
+    /// Seconds to wait after the timeout before taking the implementation
+    /// to hang: an answer within them is compared and reported slow
+    /// (default: five times the timeout, at most 600).
+    #[arg(long)]
+    grace: Option<u64>,
     /// Directory of vector files (default: the suite embedded in this
     /// binary).
     #[arg(long)]
@@ -70,6 +77,7 @@ struct ConformanceRun {
     format: Format,
     junit: Option<PathBuf>,
     timeout: Duration,
+    grace: Duration,
     vectors: Option<PathBuf>,
     baseline: Option<PathBuf>,
     write_baseline: Option<PathBuf>,
@@ -91,6 +99,7 @@ pub fn run(args: ConformanceArgs) -> Exit {
         format,
         junit,
         timeout,
+        grace,
         vectors,
         baseline,
         write_baseline,
@@ -98,6 +107,7 @@ pub fn run(args: ConformanceArgs) -> Exit {
         backtrace,
         cost,
     } = args;
+    let timeout = Duration::from_secs(timeout);
     conformance(ConformanceRun {
         implementation,
         selection: Selection {
@@ -106,7 +116,8 @@ pub fn run(args: ConformanceArgs) -> Exit {
         },
         format,
         junit,
-        timeout: Duration::from_secs(timeout),
+        timeout,
+        grace: grace.map_or_else(|| default_grace(timeout), Duration::from_secs),
         vectors,
         baseline,
         write_baseline,
@@ -222,7 +233,9 @@ fn conformance(run: ConformanceRun) -> Exit {
             (report, Subject::Profiles { profiles }, newest)
         }
         Some(command) => {
-            let mut subject = External::new(command, run.timeout).with_backtraces(run.backtrace);
+            let mut subject = External::new(command, run.timeout)
+                .with_grace(run.grace)
+                .with_backtraces(run.backtrace);
             let description = match described(&mut subject, human) {
                 Ok(description) => description,
                 Err(exit) => return exit,
@@ -308,6 +321,9 @@ fn conformance(run: ConformanceRun) -> Exit {
             for id in &compared.unknown {
                 say!("unknown id in the baseline (not in this suite): {id}");
             }
+        }
+        for (id, late) in &report.slow {
+            say!("slow: {id} {late}");
         }
         say!("{}", report.summary());
     } else {

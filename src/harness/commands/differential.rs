@@ -7,7 +7,7 @@
 use super::output::say;
 use super::{Exit, Format};
 use crate::config::Generation;
-use crate::harness::runner::adapter::{BuiltIn, External, Implementation};
+use crate::harness::runner::adapter::{default_grace, BuiltIn, External, Implementation};
 use crate::harness::runner::differential;
 use crate::js::json;
 use crate::Json;
@@ -39,6 +39,11 @@ pub struct DifferentialArgs {
     /// Seconds to wait for each answer.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     timeout: u64,
+    /// Seconds to wait after the timeout before taking an implementation
+    /// to hang: an answer within them is compared and reported slow
+    /// (default: five times the timeout, at most 600).
+    #[arg(long)]
+    grace: Option<u64>,
     /// Stop generating after this many seconds and report what was
     /// found.
     #[arg(long)]
@@ -65,6 +70,7 @@ struct DifferentialRun {
     b: String,
     ops: Option<Vec<String>>,
     timeout: Duration,
+    grace: Duration,
     cases: u64,
     seed: u64,
     time_limit: Option<Duration>,
@@ -84,17 +90,20 @@ pub fn run(args: DifferentialArgs) -> Exit {
         seed,
         ops,
         timeout,
+        grace,
         time_limit,
         format,
         max_classes,
         progress,
         backtrace,
     } = args;
+    let timeout = Duration::from_secs(timeout);
     differential(DifferentialRun {
         a,
         b,
         ops,
-        timeout: Duration::from_secs(timeout),
+        timeout,
+        grace: grace.map_or_else(|| default_grace(timeout), Duration::from_secs),
         cases,
         seed,
         time_limit: time_limit.map(Duration::from_secs),
@@ -118,6 +127,7 @@ fn differential(run: DifferentialRun) -> Exit {
     }
     let external = |command: &str| {
         External::new(command, run.timeout)
+            .with_grace(run.grace)
             .with_backtraces(run.backtrace)
             .quiet()
     };
@@ -173,6 +183,19 @@ fn differential(run: DifferentialRun) -> Exit {
         for line in plan.narrowed() {
             say!("{line}");
         }
+        // spec runner.slow: what a hang can cost, said before it does.
+        let hang = run.timeout + run.grace;
+        let shrink = run.timeout * differential::HANG_SHRINK_PROBES as u32;
+        let bound = hang * (differential::MAX_HANGS_PER_OP * plan.ops.len() as u64) as u32 + shrink;
+        say!(
+            "waiting: {} s for an answer, then {} s more (an answer then is compared and reported slow; none is a hang); an op hangs at most {} times, a hang shrinks in at most {} probes of {} s: at most {} s waited on hangs in all",
+            run.timeout.as_secs(),
+            run.grace.as_secs(),
+            differential::MAX_HANGS_PER_OP,
+            differential::HANG_SHRINK_PROBES,
+            run.timeout.as_secs(),
+            bound.as_secs()
+        );
     }
     // SIGINT stops the run; the report so far is still printed. (The
     // implementations run in their own process groups, so the terminal's
@@ -279,6 +302,12 @@ fn differential(run: DifferentialRun) -> Exit {
             say!("stopped early: {stopped}");
         }
         if let Some(line) = summary.not_implemented_line() {
+            say!("{line}");
+        }
+        for line in summary.slow_lines() {
+            say!("{line}");
+        }
+        if let Some(line) = summary.hangs_line() {
             say!("{line}");
         }
         say!("{}", summary.line());

@@ -127,7 +127,57 @@ pub trait Implementation {
     fn take_stderr(&mut self) -> String {
         String::new()
     }
+    /// Whether the last call was answered after the timeout, within the
+    /// grace period (spec `runner.slow`), and how late.
+    fn take_slow(&mut self) -> Option<Slow> {
+        None
+    }
+    /// Waits only the timeout from now on when `patient` is false (no
+    /// grace period): for requests whose only question is whether they
+    /// still hang, such as a hang's shrinking probes (spec `runner.slow`).
+    fn set_patient(&mut self, patient: bool) {
+        let _ = patient;
+    }
 }
+
+/// An answer that came after the timeout, within the grace period.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slow {
+    /// How long the answer took.
+    pub took: Duration,
+    /// The timeout it exceeded.
+    pub limit: Duration,
+}
+
+impl fmt::Display for Slow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "answered in {:.1} s (limit {} s)",
+            self.took.as_secs_f64(),
+            self.limit.as_secs_f64()
+        )
+    }
+}
+
+/// Whether a protocol failure is a hang: no answer within the timeout and
+/// the grace period.
+pub fn is_hang(problem: &str) -> bool {
+    problem.starts_with(NO_ANSWER)
+}
+
+/// How a hang's protocol failure begins.
+const NO_ANSWER: &str = "no answer within";
+
+/// The grace period of a timeout (spec `runner.slow`): five times it, at
+/// most [`MAX_GRACE`].
+pub fn default_grace(timeout: Duration) -> Duration {
+    (timeout * 5).min(MAX_GRACE)
+}
+
+/// The longest default grace period: an implementation that has not
+/// answered ten minutes after its timeout is taken to hang.
+pub const MAX_GRACE: Duration = Duration::from_secs(600);
 
 /// The reference implementation in one generation, called in process.
 #[derive(Clone, Copy, Debug, Default)]
@@ -149,6 +199,13 @@ impl Implementation for BuiltIn {
 pub struct External {
     command: String,
     timeout: Duration,
+    /// How much longer an answer is awaited after the timeout before the
+    /// implementation is taken to hang (spec `runner.slow`).
+    grace: Duration,
+    /// Whether the grace period is waited at all ([`Implementation::set_patient`]).
+    patient: bool,
+    /// The last call's lateness, when it was answered within the grace.
+    last_slow: Option<Slow>,
     running: Option<Running>,
     next_id: u64,
     /// What the implementation wrote to stderr for the last call (spec
@@ -470,12 +527,22 @@ impl External {
         External {
             command: command.to_owned(),
             timeout,
+            grace: default_grace(timeout),
+            patient: true,
+            last_slow: None,
             running: None,
             next_id: 0,
             last_stderr: String::new(),
             backtraces: true,
             pass_stderr: true,
         }
+    }
+
+    /// The same, waiting `grace` after the timeout before taking the
+    /// implementation to hang (spec `runner.slow`; zero: no grace).
+    pub fn with_grace(mut self, grace: Duration) -> External {
+        self.grace = grace;
+        self
     }
 
     /// The same, its stderr kept for reports but not passed through (for
@@ -579,11 +646,35 @@ impl External {
                 }
             });
         }
+        let asked = Instant::now();
+        let grace = if self.patient {
+            self.grace
+        } else {
+            Duration::ZERO
+        };
         let answer = match running.answers.recv_timeout(self.timeout) {
+            Err(RecvTimeoutError::Timeout) if !grace.is_zero() => {
+                // spec runner.slow: a late answer is compared, and said.
+                let late = running.answers.recv_timeout(grace);
+                if late.is_ok() {
+                    self.last_slow = Some(Slow {
+                        took: asked.elapsed(),
+                        limit: self.timeout,
+                    });
+                }
+                late
+            }
+            answer => answer,
+        };
+        let answer = match answer {
             Ok(answer) => answer,
             Err(RecvTimeoutError::Timeout) => {
                 self.last_stderr = running.stderr.take();
-                return Err(format!("no answer within {:?}", self.timeout));
+                let mut problem = format!("{NO_ANSWER} {:?}", self.timeout);
+                if !grace.is_zero() {
+                    problem.push_str(&format!(" and {grace:?} more (the grace period)"));
+                }
+                return Err(problem);
             }
             Err(RecvTimeoutError::Disconnected) => {
                 self.last_stderr = running.stderr.take();
@@ -653,11 +744,20 @@ impl Implementation for External {
 
     fn call(&mut self, op: &str, input: &Json) -> Result<Outcome, String> {
         self.last_stderr.clear();
+        self.last_slow = None;
         self.call_or_restart(op, input)
     }
 
     fn take_stderr(&mut self) -> String {
         std::mem::take(&mut self.last_stderr)
+    }
+
+    fn take_slow(&mut self) -> Option<Slow> {
+        self.last_slow.take()
+    }
+
+    fn set_patient(&mut self, patient: bool) {
+        self.patient = patient;
     }
 }
 

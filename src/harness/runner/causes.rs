@@ -283,7 +283,7 @@ pub fn told_conversation(told: Told) -> Cause {
 /// A protocol failure as a cause: a hang, or a crash named by the first
 /// line of what it wrote to stderr (else the runner's text), numbers folded.
 fn failure(problem: &str, stderr: &str) -> String {
-    if problem.starts_with("no answer within") {
+    if super::adapter::is_hang(problem) {
         return "hang: no answer within the timeout".to_owned();
     }
     let first_line = stderr.lines().map(str::trim).find(|line| !line.is_empty());

@@ -230,6 +230,9 @@ pub struct Report {
     /// Requests sent for probes (spec `runner.probes`): none in a passing
     /// run, at most a fifth of the vectors run (or 64) in any.
     pub probes: usize,
+    /// The vectors answered after the timeout, within the grace period
+    /// (spec `runner.slow`): compared as usual, and named.
+    pub slow: Vec<(String, adapter::Slow)>,
 }
 
 impl Report {
@@ -378,9 +381,13 @@ pub fn run(
             .count()
             / 5,
     );
+    let mut slow = Vec::new();
     let mut report = run_with(suite, on_result, |vector| {
         selection.gate(vector, &declared, &description.capabilities)?;
         let answer = implementation.call(&vector.op, &vector.input);
+        if let Some(late) = implementation.take_slow() {
+            slow.push((vector.id.clone(), late));
+        }
         let mut status = check(vector, answer);
         if let Status::Failed(detail) = &mut status {
             detail.stderr = implementation.take_stderr();
@@ -405,6 +412,7 @@ pub fn run(
         Ok(status)
     });
     report.probes = prober.sent();
+    report.slow = slow;
     report
 }
 

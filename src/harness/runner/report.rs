@@ -388,8 +388,23 @@ pub struct JsonReport {
     /// The baseline comparison, when a baseline was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineSummary>,
+    /// The vectors answered after the timeout, within the grace period
+    /// (spec `runner.slow`); absent when none was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub slow: Vec<JsonSlow>,
     /// One entry per vector, in suite order.
     pub results: Vec<JsonResult>,
+}
+
+/// A vector answered late: `{id, seconds, limit}`.
+#[derive(Debug, Serialize)]
+pub struct JsonSlow {
+    /// The vector.
+    pub id: String,
+    /// Seconds its answer took.
+    pub seconds: f64,
+    /// The timeout, in seconds.
+    pub limit: f64,
 }
 
 /// `{passed, failed, skipped, probes}`.
@@ -679,6 +694,15 @@ pub fn to_json(
         failing_rules: failing_rules(report),
         causes: causes(report),
         baseline,
+        slow: report
+            .slow
+            .iter()
+            .map(|(id, late)| JsonSlow {
+                id: id.clone(),
+                seconds: late.took.as_secs_f64(),
+                limit: late.limit.as_secs_f64(),
+            })
+            .collect(),
         results,
     }
 }
@@ -808,6 +832,7 @@ mod tests {
                 result("uri.decode.e", Status::SkippedCapability),
             ],
             probes: 0,
+            slow: Vec::new(),
         }
     }
 

@@ -6,7 +6,7 @@ pub mod classes;
 pub mod minimize;
 pub mod requests;
 
-use super::adapter::{Description, Implementation};
+use super::adapter::{is_hang, Description, Implementation, Slow};
 use super::causes::Cause;
 use super::diff;
 use super::ops::OPS;
@@ -351,6 +351,13 @@ pub struct Mismatch {
 }
 
 impl Mismatch {
+    /// Whether a side did not answer at all (spec `runner.slow`).
+    fn hung(&self) -> bool {
+        [&self.a, &self.b]
+            .into_iter()
+            .any(|answer| matches!(answer, Err(problem) if is_hang(problem)))
+    }
+
     /// This disagreement traced by `chain` (spec `runner.probes`): its class
     /// is the lowest probe's cause, shown at that probe.
     fn traced(mut self, chain: Chain) -> Mismatch {
@@ -442,6 +449,13 @@ pub struct Summary {
     /// Per op: why its cases beyond a capability were not compared, and
     /// how many each reason kept out.
     pub kept_out: BTreeMap<&'static str, BTreeMap<String, u64>>,
+    /// Per op and side (`A`, `B`): the cases answered after the timeout,
+    /// within the grace period, and the latest of them (spec
+    /// `runner.slow`).
+    pub slow: BTreeMap<(&'static str, &'static str), (u64, Slow)>,
+    /// Per op: the cases a side did not answer at all (at most
+    /// [`MAX_HANGS_PER_OP`]; later cases of the op are not sent).
+    pub hung: BTreeMap<&'static str, u64>,
     /// The classes, in the order they were found.
     pub classes: Vec<Class>,
     /// Why the run ended early, if it did.
@@ -513,6 +527,37 @@ impl Summary {
             .collect()
     }
 
+    /// `slow: OP by SIDE answered in N s (limit M s), K cases`, one line
+    /// per op and side answered late (spec `runner.slow`).
+    pub fn slow_lines(&self) -> Vec<String> {
+        self.slow
+            .iter()
+            .map(|((op, side), (cases, latest))| {
+                format!("slow: {op} by {side} {latest} at the latest, {cases} cases")
+            })
+            .collect()
+    }
+
+    /// `hangs: OP N, …` with the cases not sent after them, when a side
+    /// hung (spec `runner.slow`).
+    pub fn hangs_line(&self) -> Option<String> {
+        let listed: Vec<String> = self
+            .hung
+            .iter()
+            .map(|(op, hangs)| {
+                let skipped = self
+                    .kept_out
+                    .get(op)
+                    .and_then(|reasons| reasons.get(HUNG_TOO_OFTEN))
+                    .map_or(String::new(), |skipped| {
+                        format!(" ({skipped} later cases not sent)")
+                    });
+                format!("{op} {hangs}{skipped}")
+            })
+            .collect();
+        (!listed.is_empty()).then(|| format!("hangs: {}", listed.join(", ")))
+    }
+
     /// The classes, largest first (ties: found first).
     pub fn classes_by_size(&self) -> Vec<&Class> {
         let mut classes: Vec<&Class> = self.classes.iter().collect();
@@ -547,6 +592,17 @@ impl fmt::Display for Starved {
         )
     }
 }
+
+/// After this many hangs of one op, its later cases are not sent (spec
+/// `runner.slow`): each hang waits the timeout and the grace period.
+pub const MAX_HANGS_PER_OP: u64 = 2;
+
+/// Why an op's later cases were not sent after its hangs.
+const HUNG_TOO_OFTEN: &str = "a side hung on it twice: later cases not sent";
+
+/// At most this many shrinking probes for a class whose example hangs,
+/// each waiting the timeout only (spec `runner.slow`).
+pub const HANG_SHRINK_PROBES: usize = 8;
 
 /// How a run goes.
 #[derive(Clone, Debug)]
@@ -649,11 +705,32 @@ pub struct JsonReport {
     /// What was not compared, and why.
     #[serde(rename = "notCompared")]
     pub not_compared: NotCompared,
+    /// The cases answered after the timeout, within the grace period
+    /// (spec `runner.slow`): `{op, side, cases, seconds, limit}`, the
+    /// latest answer's seconds.
+    pub slow: Vec<JsonSlow>,
+    /// Per op: the cases a side did not answer at all.
+    pub hangs: BTreeMap<&'static str, u64>,
     /// Why the run ended early, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
     /// Seconds the run took.
     pub seconds: f64,
+}
+
+/// An op a side answered late.
+#[derive(Debug, Serialize)]
+pub struct JsonSlow {
+    /// The op.
+    pub op: &'static str,
+    /// `A` or `B`.
+    pub side: &'static str,
+    /// The cases answered late.
+    pub cases: u64,
+    /// Seconds the latest answer took.
+    pub seconds: f64,
+    /// The timeout, in seconds.
+    pub limit: f64,
 }
 
 /// Agreement on one op.
@@ -803,6 +880,18 @@ impl Summary {
                     .collect(),
                 starved: self.starved(),
             },
+            slow: self
+                .slow
+                .iter()
+                .map(|((op, side), (cases, latest))| JsonSlow {
+                    op,
+                    side,
+                    cases: *cases,
+                    seconds: latest.took.as_secs_f64(),
+                    limit: latest.limit.as_secs_f64(),
+                })
+                .collect(),
+            hangs: self.hung.clone(),
             stopped: self.stopped.as_ref().map(ToString::to_string),
             seconds: elapsed.as_secs_f64(),
         }
@@ -903,12 +992,26 @@ pub fn run(
         }
         let mut runner = TestRunner::new_with_rng(Config::default(), case_rng(options.seed, case));
         let (planned, strategy) = &strategies[(case % strategies.len() as u64) as usize];
+        // spec runner.slow: an op that hung too often gets no more cases.
+        if summary.hung.get(planned.op).copied().unwrap_or(0) >= MAX_HANGS_PER_OP {
+            *summary.drawn.entry(planned.op).or_default() += 1;
+            *summary
+                .kept_out
+                .entry(planned.op)
+                .or_default()
+                .entry(HUNG_TOO_OFTEN.to_owned())
+                .or_default() += 1;
+            continue;
+        }
+        a.set_patient(true);
+        b.set_patient(true);
         let Ok(mut tree) = strategy.new_tree(&mut runner) else {
             continue;
         };
         let lone_surrogates = plan.lone_surrogates;
         let common = &plan.capabilities;
         let dead_side: RefCell<Option<String>> = RefCell::new(None);
+        let late: RefCell<Vec<(&'static str, Slow)>> = RefCell::new(Vec::new());
         // Without the capability on both sides, requests are made
         // well-formed, and a case whose answer holds a lone surrogate
         // anyway (decoded from an escape, or cut from a pair) is outside
@@ -932,8 +1035,15 @@ pub fn run(
             }
             let answer_a = a.call(op, input);
             let stderr_a = a.take_stderr();
+            let slow_a = a.take_slow();
             let answer_b = b.call(op, input);
             let stderr_b = b.take_stderr();
+            let slow_b = b.take_slow();
+            for (side, slow) in [("A", slow_a), ("B", slow_b)] {
+                if let Some(slow) = slow {
+                    late.borrow_mut().push((side, slow));
+                }
+            }
             if let Some(problem) = dead(&answer_a).or(dead(&answer_b)) {
                 *dead_side.borrow_mut() = Some(problem.to_owned());
             }
@@ -969,7 +1079,8 @@ pub fn run(
                          input: &Json,
                          mismatch: Mismatch|
          -> Mismatch {
-            let Some(prober) = prober.as_mut() else {
+            // A hang is not probed: every probe would wait again.
+            let Some(prober) = prober.as_mut().filter(|_| !mismatch.hung()) else {
                 return mismatch;
             };
             match prober.attribute(a, b, op, input) {
@@ -991,7 +1102,22 @@ pub fn run(
         };
         let input = current(&*tree);
         *summary.drawn.entry(planned.op).or_default() += 1;
-        let mismatch = match ask(a, b, planned.op, &input) {
+        let verdict = ask(a, b, planned.op, &input);
+        for (side, slow) in late.take() {
+            let entry = summary.slow.entry((planned.op, side)).or_insert((0, slow));
+            entry.0 += 1;
+            if slow.took > entry.1.took {
+                entry.1 = slow;
+            }
+        }
+        if matches!(&verdict, Verdict::Disagree(mismatch) if mismatch.hung()) {
+            *summary.hung.entry(planned.op).or_default() += 1;
+            // What follows only asks whether it still hangs: the timeout
+            // is enough (spec runner.slow).
+            a.set_patient(false);
+            b.set_patient(false);
+        }
+        let mismatch = match verdict {
             Verdict::Beyond(why) => {
                 summary.beyond_capability += 1;
                 *summary
@@ -1077,9 +1203,16 @@ pub fn run(
                         None => (planned.op.to_owned(), (input, mismatch)),
                     };
                     let kind = smallest.1.signature.kind;
+                    // spec runner.slow: a hang's shrinking is bounded in
+                    // probes, each waiting the timeout only.
+                    let (shrink_probes, removal_probes) = if smallest.1.hung() {
+                        (HANG_SHRINK_PROBES / 2, HANG_SHRINK_PROBES / 2)
+                    } else {
+                        (SHRINK_PROBES, REMOVAL_PROBES)
+                    };
                     if op == planned.op && options.shrink && tree.simplify() {
                         let mut probes = 0;
-                        while probes < SHRINK_PROBES && !interrupted() {
+                        while probes < shrink_probes && !interrupted() {
                             probes += 1;
                             let candidate = current(&*tree);
                             let moved = match same(a, b, &op, &candidate, Some(kind)) {
@@ -1096,7 +1229,7 @@ pub fn run(
                         }
                     }
                     let mut last = None;
-                    let budget = if options.shrink { REMOVAL_PROBES } else { 0 };
+                    let budget = if options.shrink { removal_probes } else { 0 };
                     let removed = minimize::minimize(smallest.0.clone(), budget, |candidate| {
                         if interrupted() {
                             return false;

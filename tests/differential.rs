@@ -4,11 +4,14 @@
 //! comparison across generations hides exactly the newer one's additions.
 
 use dsh_session_reference::config::Generation;
-use dsh_session_reference::harness::runner::adapter::{BuiltIn, Description, Implementation};
+use dsh_session_reference::harness::runner::adapter::{
+    BuiltIn, Description, External, Implementation,
+};
 use dsh_session_reference::harness::runner::differential::requests::{
     input_strategy, input_strategy_within, Reach, Scope,
 };
 use dsh_session_reference::harness::runner::differential::{self, plan, Options, Plan};
+use dsh_session_reference::harness::runner::report::actual_json;
 use dsh_session_reference::js::json;
 use dsh_session_reference::protocol::input_types::first_ill_typed;
 use dsh_session_reference::protocol::wire::Outcome;
@@ -1117,4 +1120,43 @@ fn a_port_that_loops_forever_on_one_op_is_reported_in_bounded_time() {
         .and_then(|steps| steps.parse().ok())
         .expect("a shrunk example");
     assert!(shrink_steps <= 8, "{text}");
+}
+
+/// Every class example of the JSON report, sent again, reproduces its
+/// class (spec `runner.differential.classes`): the report's request is the
+/// exact request that was sent, `-0` included, so both sides answer it as
+/// the report says, and differently. Over a fixture port with six bugs,
+/// one of which (Rust's `-0`) shows only on a negative zero.
+#[test]
+fn every_class_example_sent_again_reproduces_its_class() {
+    let bugs = "rust-negative-zero,padded-uri,label-trim,snake-stats,limit-off-by-one,notice-ascii";
+    let port = fixture_port(&format!("PORT_BUGS={bugs}"));
+    let (code, text) = differential_cli(
+        &port,
+        &["--cases", "1500", "--seed", "1", "--format", "json"],
+    );
+    assert_eq!(code, Some(1), "{text}");
+    let report = json::parse(text.trim()).expect("a JSON report");
+    let classes = report
+        .get("classes")
+        .and_then(Json::as_array)
+        .expect("classes");
+    assert!(classes.len() >= 5, "{text}");
+    let mut reference = BuiltIn(Generation::Newest);
+    let mut fixture = External::new(&port, std::time::Duration::from_secs(10)).quiet();
+    let mut negative_zero = false;
+    for class in classes {
+        let example = class.get("example").expect("example");
+        let request = example.get("request").expect("request");
+        let op = request.get("op").and_then(Json::as_string).expect("op");
+        let input = request.get("input").expect("input");
+        negative_zero |= json::to_ascii(input).contains("-0");
+        let a = actual_json(&reference.call(&op, input));
+        let b = actual_json(&fixture.call(&op, input));
+        let shown = json::to_ascii(class);
+        assert_eq!(Some(&a), example.get("a"), "{shown}");
+        assert_eq!(Some(&b), example.get("b"), "{shown}");
+        assert_ne!(json::to_ascii(&a), json::to_ascii(&b), "{shown}");
+    }
+    assert!(negative_zero, "no class example holds -0: {text}");
 }

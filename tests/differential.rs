@@ -10,8 +10,9 @@ use dsh_session_reference::harness::runner::adapter::{
 use dsh_session_reference::harness::runner::differential::requests::{
     input_strategy, input_strategy_within, Reach, Scope,
 };
-use dsh_session_reference::harness::runner::differential::{self, plan, Options, Plan};
+use dsh_session_reference::harness::runner::differential::{self, corpus, plan, Options, Plan};
 use dsh_session_reference::harness::runner::report::actual_json;
+use dsh_session_reference::harness::runner::vectors::Suite;
 use dsh_session_reference::js::json;
 use dsh_session_reference::protocol::input_types::first_ill_typed;
 use dsh_session_reference::protocol::wire::Outcome;
@@ -813,6 +814,8 @@ fn a_run_whose_declared_op_compares_nothing_fails() {
             "100",
             "--seed",
             "1",
+            "--corpus",
+            "none",
         ],
     );
     assert_eq!(code, Some(1), "{text}");
@@ -840,6 +843,8 @@ fn an_op_answered_unsupported_is_not_implemented_not_a_disagreement() {
         "200",
         "--seed",
         "1",
+        "--corpus",
+        "none",
     ];
     let (code, text) = differential_cli(&port, &run);
     assert_eq!(code, Some(0), "{text}");
@@ -1159,4 +1164,53 @@ fn every_class_example_sent_again_reproduces_its_class() {
         assert_ne!(json::to_ascii(&a), json::to_ascii(&b), "{shown}");
     }
     assert!(negative_zero, "no class example holds -0: {text}");
+}
+
+/// A share of the cases grows from the vectors' inputs, on by default and
+/// off with `--corpus none` (spec `runner.differential.corpus`): grown
+/// inputs are the seeds, some unchanged and most mutated, and a member the
+/// protocol types is never removed.
+#[test]
+fn the_corpus_grows_cases_from_the_vectors_unless_turned_off() {
+    let newest = describe(Generation::Newest);
+    let plan = plan(&newest, &newest, None);
+    let suite = Suite::embedded().expect("the embedded suite");
+    let seeds = corpus::seeds(&plan, &newest, &newest, &suite);
+    let retain_seeds = seeds.get("retain").expect("retain seeds");
+    assert!(retain_seeds.len() > 100, "{}", retain_seeds.len());
+    let strategy = corpus::strategy("retain", retain_seeds.clone());
+    let mut runner = TestRunner::deterministic();
+    let grown: Vec<Json> = (0..300)
+        .map(|_| strategy.new_tree(&mut runner).expect("tree").current())
+        .collect();
+    let unchanged = grown
+        .iter()
+        .filter(|input| retain_seeds.contains(input))
+        .count();
+    assert!(unchanged > 10 && unchanged < 150, "{unchanged}");
+    for input in &grown {
+        for member in ["snapshot", "label", "maxBytes"] {
+            let seeded = retain_seeds.iter().any(|seed| seed.get(member).is_some());
+            assert!(
+                input.get(member).is_some() || !seeded,
+                "{member} removed: {}",
+                json::to_ascii(input)
+            );
+        }
+    }
+    // The command line says which, and --corpus none turns it off.
+    let port = fixture_port("");
+    let run = ["--ops", "retain", "--cases", "40", "--seed", "1"];
+    let (code, text) = differential_cli(&port, &run);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("corpus: one case in four grows from a vector's input, mutated (retain "),
+        "{text}"
+    );
+    let (code, text) = differential_cli(&port, &[&run[..], &["--corpus", "none"]].concat());
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("corpus: none (every case drawn by its op's strategy)"),
+        "{text}"
+    );
 }

@@ -26,6 +26,13 @@
 //! points. Their reach rows show what the differential's generators reach
 //! since.
 //!
+//! The last twelve rows (issue #35) are single porting bugs written into
+//! the newest generation's behaviour, where `differential` used to reach
+//! nothing: the automatic budget (its floor, the configured fraction, tokens
+//! as bytes), omission notices, spill notices and transcript sizes,
+//! transcript numbering, fragments and header, and the fraction's `null`
+//! and upper bound.
+//!
 //! The control tests run the same suite on the unmutated adapters and
 //! through the hooks with an identity patch: no failure, so a mutant's
 //! failures cannot be blamed on the environment or on the machinery.
@@ -577,6 +584,18 @@ mutants! {
     config_null_refused => "config-null-refused",
     config_boolean_as_number => "config-boolean-as-number",
     label_escape_open_bracket => "label-escape-open-bracket",
+    automatic_floor_missing => "automatic-floor-missing",
+    automatic_fraction_ignored => "automatic-fraction-ignored",
+    automatic_window_as_bytes => "automatic-window-as-bytes",
+    omission_counts_swapped => "omission-counts-swapped",
+    omission_seq_missing => "omission-seq-missing",
+    spill_failed_as_unconfigured => "spill-failed-as-unconfigured",
+    spill_bytes_utf16 => "spill-bytes-utf16",
+    transcript_number_from_zero => "transcript-number-from-zero",
+    transcript_fragments_utf16 => "transcript-fragments-utf16",
+    transcript_version_null => "transcript-version-null",
+    config_fraction_null_refused => "config-fraction-null-refused",
+    config_fraction_one_refused => "config-fraction-one-refused",
 }
 
 /// A mutant caught by `differential`: the first case that caught it, and

@@ -268,7 +268,7 @@ pub fn finite_number() -> impl Strategy<Value = f64> {
 pub fn json_key() -> impl Strategy<Value = JsString> {
     prop_oneof![
         2 => js_units(4),
-        2 => prop::sample::select(vec!["a", "b", "<", "0", "1", "01", "10", "4294967294", "4294967295", ""])
+        2 => prop::sample::select(vec!["a", "b", "<", "0", "1", "01", "10", "4294967294", "4294967295", "12345678901234567890123", ""])
             .prop_map(units),
         1 => any::<u32>().prop_map(|n| units(&n.to_string())),
     ]

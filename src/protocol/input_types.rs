@@ -460,6 +460,27 @@ fn typed_value(ty: Type, value: Json) -> Json {
     }
 }
 
+/// What puts a well-typed `input` of `op` outside the protocol's contract
+/// (spec `protocol.shapes`), if anything: a candidate listing that repeats
+/// a session id (a host lists a session once, and upstream reads titles by
+/// id, so the repeated records' own titles are not what it shows).
+pub fn outside_the_contract(op: &str, input: &Json) -> Option<&'static str> {
+    if !op.starts_with("candidates/") {
+        return None;
+    }
+    let listing = input.get("sessions").and_then(Json::as_array)?;
+    let ids: Vec<&Json> = listing
+        .iter()
+        .filter_map(|record| record.get("id"))
+        .collect();
+    let repeats = ids
+        .iter()
+        .enumerate()
+        .any(|(at, id)| ids[..at].contains(id));
+    repeats
+        .then_some("the listing repeats a session id (outside the protocol: each id at most once)")
+}
+
 fn check_members(members: &[Member], object: &Json, path: &mut String) -> Option<IllTyped> {
     members.iter().find_map(|member| {
         // `JSON.parse` keeps the last of duplicate members.
@@ -532,6 +553,19 @@ mod tests {
 
     fn first(op: &str, input: &str) -> Option<(String, Otherwise)> {
         first_ill_typed(op, &parse(input).unwrap()).map(|found| (found.path, found.otherwise))
+    }
+
+    #[test]
+    fn a_listing_that_repeats_an_id_is_outside_the_contract() {
+        let outside = |op: &str, input: &str| outside_the_contract(op, &parse(input).unwrap());
+        let repeated = r#"{"sessions":[{"id":"a"},{"id":"b"},{"id":"a","title":"t"}]}"#;
+        assert!(outside("candidates/list", repeated).is_some());
+        assert!(outside("candidates/remote", repeated).is_some());
+        assert_eq!(
+            outside("candidates/list", r#"{"sessions":[{"id":"a"},{"id":"b"}]}"#),
+            None
+        );
+        assert_eq!(outside("prepare", repeated), None);
     }
 
     /// runner.differential.reach: each ill-typed member becomes the nearest

@@ -204,10 +204,10 @@ async function fullProjection(snapshot, label) {
 
 /** `fullSnapshot` of one omission notice, per the request's `spill` store. */
 async function fullSnapshotNotice(spill, inputIndex, snapshot, label, formatVersion, onSave) {
-  const mode = spill?.mode ?? "unconfigured";
+  // Absent, or any mode but the two stores, is no store (spec
+  // adapter-protocol: the protocol's stand-in, ours).
+  const mode = spill?.mode;
   switch (mode) {
-    case "unconfigured":
-      return { status: "unavailable", reason: "storage-not-configured" };
     case "fails":
       onSave?.();
       return { status: "unavailable", reason: "save-failed" };
@@ -223,7 +223,7 @@ async function fullSnapshotNotice(spill, inputIndex, snapshot, label, formatVers
       };
     }
     default:
-      throw new Error(`unknown spill mode ${JSON.stringify(mode)}`);
+      return { status: "unavailable", reason: "storage-not-configured" };
   }
 }
 

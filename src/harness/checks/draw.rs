@@ -387,23 +387,28 @@ pub fn budget(draw: &mut Draw<'_>, whole: usize) -> u64 {
 
 /// A tiny model registry: `p/small` (1,000 tokens), `p/huge` (10^7
 /// tokens), `p/endless` (an infinite window), `p/unknown` (no window
-/// known), `p/odd` (100,003 tokens); any other route has no adapter.
+/// known), `p/odd` (100,003 tokens), `p/fractional` (100,003.7 tokens);
+/// any other route has no adapter.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TinyModels;
 
 impl TinyModels {
     /// The routes a case may draw, as `(provider, model)`.
-    pub const ROUTES: [(&'static str, &'static str); 6] = [
+    pub const ROUTES: [(&'static str, &'static str); 7] = [
         ("p", "small"),
         ("p", "huge"),
         ("p", "endless"),
         ("p", "unknown"),
         ("q", "small"),
         ("p", "odd"),
+        ("p", "fractional"),
     ];
 
     /// The route whose automatic budget is no whole number of bytes.
     pub const ODD: usize = 5;
+
+    /// The route whose window is no whole number of tokens.
+    pub const FRACTIONAL: usize = 6;
 
     /// The capacity of a route, by name.
     pub fn capacity_of(provider: &str, model: &str) -> Capacity {
@@ -412,6 +417,9 @@ impl TinyModels {
             // Not a multiple of 5: × 4 × 0.2 gives 80 002.4 bytes, above
             // the 64 KiB floor (spec `prepare.budget.automatic`).
             ("p", "odd") => Capacity::ContextWindow(100_003.0),
+            // A window that is no whole number of tokens, as a port may
+            // read leniently: × 4 × 0.2 gives 80 002.96 bytes.
+            ("p", "fractional") => Capacity::ContextWindow(100_003.7),
             ("p", "huge") => Capacity::ContextWindow(10_000_000.0),
             ("p", "endless") => Capacity::ContextWindow(f64::INFINITY),
             ("p", "unknown") => Capacity::Unknown,
@@ -592,7 +600,8 @@ impl PrepareCase {
         }
         match shape {
             1 => PrepareCase::spill_after_whole(draw),
-            2 => case.above_the_floor(draw),
+            2 => case.above_the_floor(draw, false),
+            3 => case.above_the_floor(draw, true),
             _ => case,
         }
     }
@@ -620,19 +629,41 @@ impl PrepareCase {
         }
     }
 
-    /// One snapshot of 60–100 KB, above the 64 KiB floor, under the
-    /// automatic budget of a window that is no multiple of 5 (80 002.4
-    /// bytes, spec `prepare.budget.automatic`).
-    fn above_the_floor(self, draw: &mut Draw<'_>) -> PrepareCase {
+    /// One snapshot of 60–100 KB, above the 64 KiB floor, under an
+    /// automatic budget (spec `prepare.budget.automatic`): that of a window
+    /// that is no multiple of 5 (80 002.4 bytes) at the default fraction,
+    /// left out; or, `varied`, that of this window, of one that is no whole
+    /// number of tokens or of a small one (below the floor, so the floor
+    /// applies), with every class of `referenceContextFraction`: below, at
+    /// and above the default, 0 and 1 (spec `config.fraction`).
+    fn above_the_floor(self, draw: &mut Draw<'_>, varied: bool) -> PrepareCase {
         let long = "y".repeat(60_000 + draw.below(40_000));
+        let budget = if varied {
+            let route = match draw.byte() % 4 {
+                0 => 0,
+                1 => TinyModels::FRACTIONAL,
+                _ => TinyModels::ODD,
+            };
+            let fraction = draw.pick(&[
+                None,
+                Some(0.25),
+                Some(0.5),
+                Some(0.1),
+                Some(0.0),
+                Some(1.0),
+                Some(0.2),
+            ]);
+            BudgetChoice::Automatic(Some(route), fraction)
+        } else {
+            BudgetChoice::Automatic(Some(TinyModels::ODD), None)
+        };
         PrepareCase {
             sessions: vec![Stored::Snapshot(plain_snapshot("large", &long))],
             references: vec![DrawnReference::Entry {
                 target: Target::Session(0),
                 label: None,
             }],
-            // The fraction left out: its default, 0.2, applies.
-            budget: BudgetChoice::Automatic(Some(TinyModels::ODD), None),
+            budget,
             ..self
         }
     }

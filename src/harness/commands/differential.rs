@@ -8,7 +8,8 @@ use super::output::say;
 use super::{Exit, Format};
 use crate::config::Generation;
 use crate::harness::runner::adapter::{default_grace, BuiltIn, External, Implementation};
-use crate::harness::runner::differential;
+use crate::harness::runner::differential::{self, corpus};
+use crate::harness::runner::vectors::Suite;
 use crate::js::json;
 use crate::Json;
 use std::io::{self, IsTerminal};
@@ -36,6 +37,10 @@ pub struct DifferentialArgs {
     /// Generate only these ops (comma-separated).
     #[arg(long, value_delimiter = ',')]
     ops: Option<Vec<String>>,
+    /// Where a share of the cases grows from: the suite's vector inputs
+    /// of the ops both sides run, mutated, or none.
+    #[arg(long, value_enum, default_value_t = Corpus::Vectors)]
+    corpus: Corpus,
     /// Seconds to wait for each answer.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     timeout: u64,
@@ -64,11 +69,22 @@ pub struct DifferentialArgs {
     backtrace: bool,
 }
 
+/// Where a share of `differential`'s cases grows from (spec
+/// `runner.differential.corpus`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Corpus {
+    /// The embedded suite's vector inputs, mutated.
+    Vectors,
+    /// None: every case drawn by the op's strategy.
+    None,
+}
+
 /// What `differential` was asked to do.
 struct DifferentialRun {
     a: Option<String>,
     b: String,
     ops: Option<Vec<String>>,
+    corpus: Corpus,
     timeout: Duration,
     grace: Duration,
     cases: u64,
@@ -89,6 +105,7 @@ pub fn run(args: DifferentialArgs) -> Exit {
         cases,
         seed,
         ops,
+        corpus,
         timeout,
         grace,
         time_limit,
@@ -102,6 +119,7 @@ pub fn run(args: DifferentialArgs) -> Exit {
         a,
         b,
         ops,
+        corpus,
         timeout,
         grace: grace.map_or_else(|| default_grace(timeout), Duration::from_secs),
         cases,
@@ -205,6 +223,30 @@ fn differential(run: DifferentialRun) -> Exit {
     if let Err(error) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
         eprintln!("differential: no interrupt handler ({error}); an interrupt ends the run without a report");
     }
+    let seeds = match run.corpus {
+        Corpus::None => Default::default(),
+        Corpus::Vectors => match Suite::embedded() {
+            Ok(suite) => corpus::seeds(&plan, &description_a, &description_b, &suite),
+            Err(error) => {
+                eprintln!("cannot load the embedded vectors for the corpus: {error}");
+                return Exit::Unusable;
+            }
+        },
+    };
+    if human {
+        if seeds.is_empty() {
+            say!("corpus: none (every case drawn by its op's strategy)");
+        } else {
+            let counts: Vec<String> = seeds
+                .iter()
+                .map(|(op, inputs)| format!("{op} {}", inputs.len()))
+                .collect();
+            say!(
+                "corpus: one case in four grows from a vector's input, mutated ({})",
+                counts.join(", ")
+            );
+        }
+    }
     let options = differential::Options {
         cases: run.cases,
         seed: run.seed,
@@ -212,6 +254,7 @@ fn differential(run: DifferentialRun) -> Exit {
         interrupted: Some(&interrupted),
         first_class_only: false,
         shrink: true,
+        seeds,
     };
     let started = Instant::now();
     let mut last_shown = Instant::now();

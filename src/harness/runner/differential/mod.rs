@@ -3,6 +3,7 @@
 //! reported with the smallest request found that still disagrees.
 
 pub mod classes;
+pub mod corpus;
 pub mod minimize;
 pub mod requests;
 
@@ -19,6 +20,7 @@ use crate::js::JsString;
 use crate::protocol::input_types::DYNAMIC_INPUTS;
 use crate::protocol::wire::{Outcome, UNSUPPORTED};
 use classes::Signature;
+use proptest::prop_oneof;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use requests::{Reach, Scope};
@@ -468,7 +470,7 @@ impl Summary {
         let mut line = format!("agree {}/{}", self.agreed, self.cases);
         if self.beyond_capability > 0 {
             line.push_str(&format!(
-                " ({} more cases not compared: a lone surrogate in an answer or an ill-typed input member, and one side lacks the capability)",
+                " ({} more cases not compared: outside what both declare, per op above)",
                 self.beyond_capability
             ));
         }
@@ -620,6 +622,10 @@ pub struct Options<'a> {
     /// Shrink each new class's first case (on by default; off where only
     /// the classes and their counts matter).
     pub shrink: bool,
+    /// Per op, the vector inputs a share of its cases grow from
+    /// ([`corpus::seeds`]; spec `runner.differential.corpus`); none for
+    /// `--corpus none`.
+    pub seeds: BTreeMap<&'static str, Vec<Json>>,
 }
 
 impl Options<'_> {
@@ -632,6 +638,7 @@ impl Options<'_> {
             interrupted: None,
             first_class_only: false,
             shrink: true,
+            seeds: BTreeMap::new(),
         }
     }
 }
@@ -964,8 +971,22 @@ pub fn run(
         .ops
         .iter()
         .filter_map(|planned| {
-            requests::input_strategy_within(planned.op, planned.scope, plan.reach)
-                .map(|s| (planned, s))
+            let drawn = requests::input_strategy_within(planned.op, planned.scope, plan.reach)?;
+            let Some(seeds) = options.seeds.get(planned.op) else {
+                return Some((planned, drawn));
+            };
+            // spec runner.differential.corpus: one case in four grows from
+            // a vector's input, inside what both declare.
+            let op = planned.op;
+            let grown = corpus::strategy(op, seeds.clone());
+            let grown = if plan.reach.dynamic_inputs {
+                grown
+            } else {
+                grown
+                    .prop_map(move |input| crate::protocol::input_types::well_typed(op, input))
+                    .boxed()
+            };
+            Some((planned, prop_oneof![3 => drawn, 1 => grown].boxed()))
         })
         .collect();
     if strategies.is_empty() {
@@ -1026,6 +1047,9 @@ pub fn run(
             // capturedThroughSeq, …) is outside the domain both implement:
             // not sent, generated or shrunk to (spec
             // protocol.capabilities).
+            if let Some(why) = crate::protocol::input_types::outside_the_contract(op, input) {
+                return Verdict::Beyond(why.to_owned());
+            }
             let needed = required_capabilities(op, input, &Json::Null);
             if let Some(missing) = needed
                 .iter()

@@ -298,6 +298,10 @@ fn models() -> Json {
             "p/odd",
             Json::object([("contextWindow", number(100_003.0))]),
         ),
+        (
+            "p/fractional",
+            Json::object([("contextWindow", number(100_003.7))]),
+        ),
     ])
 }
 
@@ -332,6 +336,11 @@ fn prepare_input(bytes: &[u8], scope: Scope, reach: Reach, pre_step: bool) -> Js
     match case.budget {
         BudgetChoice::Fixed(bytes) => {
             config.push((JsString::from("maxReferenceBytes"), number(bytes as f64)))
+        }
+        // Absent, or (one case in two) null, which reads as absent: the
+        // automatic budget applies (spec config.null-is-absent).
+        BudgetChoice::Automatic(_, None) if last % 2 == 0 => {
+            config.push((JsString::from("maxReferenceBytes"), Json::Null))
         }
         BudgetChoice::Automatic(_, None) => {}
         BudgetChoice::Automatic(_, Some(fraction)) => {

@@ -138,7 +138,7 @@
 pub mod config;
 pub mod discovery;
 pub mod error;
-#[cfg(feature = "harness")]
+#[cfg(feature = "checks")]
 pub mod harness;
 pub mod js;
 pub mod mention;

@@ -8,15 +8,21 @@
 //! `default-features = false` and gets none of this module's dependencies
 //! (clap, nix, proptest, serde, quick-junit, sha2); CI builds that
 //! configuration, so a reference module that reached into the harness would
-//! not compile.
+//! not compile. The feature `checks` alone gives only [`checks`], the
+//! fuzz targets' checks, which need nothing but the reference.
 
 pub mod checks;
+#[cfg(feature = "harness")]
 pub mod commands;
+#[cfg(feature = "harness")]
 pub mod runner;
+#[cfg(feature = "harness")]
 pub mod spec;
+#[cfg(feature = "harness")]
 pub mod strategies;
 
 /// The vector files and spec files, embedded by `build.rs`.
+#[cfg(feature = "harness")]
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 }

@@ -410,10 +410,20 @@ impl Prober {
                     (answer, actual_side.take_stderr())
                 })
                 .clone();
-            // A probe the expected side cannot answer proves nothing.
+            // A probe the expected side cannot answer proves nothing; nor
+            // does one whose expected answer needs a capability not
+            // declared (a lone surrogate decoded from an escape).
             let Ok(expected) = expected else {
                 continue;
             };
+            if let Outcome::Output(output) = &expected {
+                if required_capabilities(probe.op, &probe.input, output)
+                    .iter()
+                    .any(|needed| !self.capabilities.contains(needed))
+                {
+                    continue;
+                }
+            }
             if agrees(&expected, &actual) {
                 continue;
             }

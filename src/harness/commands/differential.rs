@@ -322,10 +322,7 @@ fn differential(run: DifferentialRun) -> Exit {
             .iter()
             .map(|(op, drawn)| {
                 let (agreed, compared) = summary.per_op.get(op).copied().unwrap_or_default();
-                let unsupported: u64 = summary
-                    .not_implemented
-                    .get(op)
-                    .map_or(0, |counts| counts.iter().sum());
+                let unsupported = summary.unsupported(op);
                 let left = drawn - compared - unsupported;
                 let mut counts = format!("{op} {agreed}/{compared}");
                 if left > 0 {

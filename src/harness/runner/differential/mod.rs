@@ -439,17 +439,13 @@ pub struct Summary {
     pub agreed: u64,
     /// Per op: (agreed, compared).
     pub per_op: BTreeMap<&'static str, (u64, u64)>,
-    /// Cases not compared because one side lacks a capability they need:
-    /// an answer held a lone surrogate, or the input had an ill-typed
-    /// member (not counted in `cases`).
-    pub beyond_capability: u64,
     /// Per op: the cases A and B answered `UNSUPPORTED` (not compared, not
     /// counted in `cases`).
     pub not_implemented: BTreeMap<&'static str, [u64; 2]>,
     /// Per op: the cases drawn (compared or not).
     pub drawn: BTreeMap<&'static str, u64>,
-    /// Per op: why its cases beyond a capability were not compared, and
-    /// how many each reason kept out.
+    /// Per op: why its cases were not compared (outside what both declare,
+    /// or not sent after hangs), and how many each reason kept out.
     pub kept_out: BTreeMap<&'static str, BTreeMap<String, u64>>,
     /// Per op and side (`A`, `B`): the cases answered after the timeout,
     /// within the grace period, and the latest of them (spec
@@ -468,13 +464,32 @@ impl Summary {
     /// `agree N/M`, and the cases left out for a missing capability.
     pub fn line(&self) -> String {
         let mut line = format!("agree {}/{}", self.agreed, self.cases);
-        if self.beyond_capability > 0 {
+        let beyond = self.beyond_capability();
+        if beyond > 0 {
             line.push_str(&format!(
-                " ({} more cases not compared: outside what both declare, per op above)",
-                self.beyond_capability
+                " ({beyond} more cases not compared: outside what both declare, per op above)"
             ));
         }
         line
+    }
+
+    /// Cases not compared because they lie outside what both declare (a
+    /// capability one side lacks, the protocol's contract), not counted in
+    /// `cases`: every case kept out but those not sent after hangs.
+    pub fn beyond_capability(&self) -> u64 {
+        self.kept_out
+            .values()
+            .flat_map(|reasons| reasons.iter())
+            .filter(|(why, _)| why.as_str() != HUNG_TOO_OFTEN)
+            .map(|(_, count)| count)
+            .sum()
+    }
+
+    /// The cases of `op` a side answered `UNSUPPORTED`.
+    pub fn unsupported(&self, op: &str) -> u64 {
+        self.not_implemented
+            .get(op)
+            .map_or(0, |counts| counts.iter().sum())
     }
 
     /// `not implemented: OP by B (N cases), …` (spec
@@ -508,8 +523,7 @@ impl Summary {
         self.drawn
             .iter()
             .filter_map(|(op, &drawn)| {
-                let unsupported: u64 = self.not_implemented.get(op).map_or(0, |c| c[0] + c[1]);
-                let planned = drawn - unsupported;
+                let planned = drawn - self.unsupported(op);
                 let compared = self.per_op.get(op).map_or(0, |counts| counts.1);
                 if planned == 0 || compared * 100 >= planned * STARVED_PERCENT {
                     return None;
@@ -880,7 +894,7 @@ impl Summary {
                         reason: reason.clone(),
                     })
                     .collect(),
-                beyond_capability: self.beyond_capability,
+                beyond_capability: self.beyond_capability(),
                 not_implemented: self
                     .not_implemented_by_side()
                     .map(|(op, side, cases)| NotImplemented { op, side, cases })
@@ -977,15 +991,11 @@ pub fn run(
             };
             // spec runner.differential.corpus: one case in four grows from
             // a vector's input, inside what both declare.
-            let op = planned.op;
-            let grown = corpus::strategy(op, seeds.clone());
-            let grown = if plan.reach.dynamic_inputs {
-                grown
-            } else {
-                grown
-                    .prop_map(move |input| crate::protocol::input_types::well_typed(op, input))
-                    .boxed()
-            };
+            let grown = requests::typed_within(
+                planned.op,
+                plan.reach,
+                corpus::strategy(planned.op, seeds.clone()),
+            );
             Some((planned, prop_oneof![3 => drawn, 1 => grown].boxed()))
         })
         .collect();
@@ -1143,7 +1153,6 @@ pub fn run(
         }
         let mismatch = match verdict {
             Verdict::Beyond(why) => {
-                summary.beyond_capability += 1;
                 *summary
                     .kept_out
                     .entry(planned.op)

@@ -78,16 +78,20 @@ pub fn input_strategy(op: &str, scope: Scope) -> Option<BoxedStrategy<Json>> {
 /// The input strategy of `op` within `reach`, or `None` for an op this
 /// command does not generate.
 pub fn input_strategy_within(op: &str, scope: Scope, reach: Reach) -> Option<BoxedStrategy<Json>> {
-    let drawn = drawn_inputs(op, scope, reach)?;
+    Some(typed_within(op, reach, drawn_inputs(op, scope, reach)?))
+}
+
+/// `inputs` of `op` as `reach` allows them: each made well typed
+/// ([`input_types::well_typed`]) unless both declare `dynamic-inputs`
+/// (spec `runner.differential.reach`); drawn and grown inputs alike.
+pub fn typed_within(op: &str, reach: Reach, inputs: BoxedStrategy<Json>) -> BoxedStrategy<Json> {
     if reach.dynamic_inputs {
-        return Some(drawn);
+        return inputs;
     }
     let op = op.to_owned();
-    Some(
-        drawn
-            .prop_map(move |input| input_types::well_typed(&op, input))
-            .boxed(),
-    )
+    inputs
+        .prop_map(move |input| input_types::well_typed(&op, input))
+        .boxed()
 }
 
 /// The inputs of `op` as drawn, ill-typed members included.

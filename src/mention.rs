@@ -48,8 +48,13 @@ pub struct Parsed {
 /// defaults to the id only when absent; `Some("")` gives `@[](…)`
 /// (spec `mention.format.form`, `mention.format.escape`).
 pub fn format(session_id: &[u16], label: Option<&[u16]>) -> JsString {
-    let label = label.unwrap_or(session_id);
-    let encoded = uri::encode(session_id);
+    format_encoded(label.unwrap_or(session_id), &uri::encode(session_id))
+}
+
+/// A mention of the label and an encoded URI (spec `mention.format.form`):
+/// a session id of another type than string is encoded by
+/// [`uri::encode_value`].
+pub fn format_encoded(label: &[u16], encoded: &str) -> JsString {
     let mut out = Vec::with_capacity(label.len() + encoded.len() + 5);
     out.extend_from_slice(&[AT, OPEN_BRACKET]);
     for &unit in label {

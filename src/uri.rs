@@ -30,7 +30,17 @@ pub fn is_payload_unit(unit: u16) -> bool {
 /// Encodes a session id: the scheme, then the unpadded base64url of the
 /// UTF-8 of the id's `JSON.stringify` literal (spec `uri.encode.form`).
 pub fn encode(session_id: &[u16]) -> String {
-    let literal = json::quote(session_id);
+    encode_literal(&json::quote(session_id))
+}
+
+/// Encodes any value `JSON.parse` builds as upstream's encoder does, which
+/// takes `JSON.stringify` of whatever it is given (spec
+/// `protocol.input-types`: `sessionId` is read).
+pub fn encode_value(session_id: &Json) -> String {
+    encode_literal(&json::stringify(session_id))
+}
+
+fn encode_literal(literal: &str) -> String {
     let mut uri = String::with_capacity(SCHEME.len() + literal.len().div_ceil(3) * 4);
     uri.push_str(SCHEME);
     URL_SAFE_NO_PAD.encode_string(literal.as_bytes(), &mut uri);

@@ -46,6 +46,7 @@ pub use search::{
 };
 pub use tree::{TempTree, TreePlan};
 
+use crate::js::coerce::{to_js_string, to_number};
 use crate::js::json::Json;
 use crate::js::JsString;
 use crate::protocol::wire::Outcome;
@@ -115,16 +116,12 @@ fn string_input<'a>(input: &'a Json, name: &str) -> Result<&'a JsString, Outcome
 }
 
 /// `files/token {line, cursor}` → `{prefix, query, quoted}` or `null`. The
-/// cursor is a number used as `slice`'s end; absent means the whole line
-/// (spec `files.token.cursor`).
+/// cursor is `slice`'s end, of any type as `slice` converts it to a number;
+/// absent means the whole line (spec `files.token.cursor`,
+/// `protocol.input-types`).
 fn token_op(input: &Json) -> Result<Json, Outcome> {
     let line = string_input(input, "line")?;
-    let cursor = match input.get("cursor") {
-        None => None,
-        Some(Json::Null) => Some(0.0),
-        Some(Json::Number(n)) => Some(*n),
-        Some(_) => return Err(internal("input.cursor must be a number")),
-    };
+    let cursor = input.get("cursor").map(|cursor| to_number(Some(cursor)));
     let end = slice_end(line.len(), cursor);
     Ok(match token_before_cursor(&line.units()[..end]) {
         None => Json::Null,
@@ -140,19 +137,19 @@ fn token_op(input: &Json) -> Result<Json, Outcome> {
 /// `null`. A kind other than `"directory"` formats as a file, as upstream's
 /// `kind === "directory"` test does; `preserveQuote` is JavaScript-truthy.
 fn format_op(input: &Json) -> Result<Json, Outcome> {
-    let candidate = input
-        .get("candidate")
-        .ok_or_else(|| internal("input.candidate must be an object"))?;
-    let path = string_input(candidate, "path")
-        .map_err(|_| internal("input.candidate.path must be a string"))?;
+    // `candidate.kind` throws on `undefined` and `null` only.
+    let candidate = match input.get("candidate") {
+        None | Some(Json::Null) => return Err(internal("input.candidate must be an object")),
+        Some(candidate) => candidate,
+    };
+    // Upstream's template literal and regular expressions read the path as
+    // `String(path)`, whatever its type (spec `protocol.input-types`).
+    let path = to_js_string(candidate.get("path"));
     let kind = match candidate.get("kind").and_then(Json::as_string).as_deref() {
         Some("directory") => FileKind::Directory,
         _ => FileKind::File,
     };
-    let candidate = FileReferenceCandidate {
-        path: path.clone(),
-        kind,
-    };
+    let candidate = FileReferenceCandidate { path, kind };
     Ok(
         format_file_mention(&candidate, truthy(input.get("preserveQuote")))
             .map_or(Json::Null, Json::String),

@@ -6,6 +6,7 @@
 //! borrowed `&[u16]` slices, with `&str` conveniences on top.
 
 pub mod case;
+pub mod coerce;
 pub mod json;
 #[cfg(feature = "serde")]
 mod serde;

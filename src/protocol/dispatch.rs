@@ -1,13 +1,14 @@
 //! Answers protocol requests with the reference implementation
 //! (spec `protocol.ops`).
 
-use super::kit;
+use super::input_types;
+use super::listing::{Listing, Records};
 use super::wire::{Outcome, UNSUPPORTED};
 use crate::config::{positive_safe_integer, Capacity, Config, Generation, ModelCatalog};
-use crate::discovery::sessions::{CandidateIndex, SessionRecord};
+use crate::discovery::sessions::CandidateIndex;
 use crate::error::Failure;
 use crate::js::json::Json;
-use crate::js::{push_slot, JsString};
+use crate::js::JsString;
 use crate::prepare::{prepare, Agent, Services};
 use crate::projection::project;
 use crate::retention::retain;
@@ -119,12 +120,16 @@ pub fn handle_taking(generation: Generation, op: &str, input: &mut Json) -> Outc
 type Answer = Result<Json, Outcome>;
 
 fn string_field<'a>(input: &'a Json, name: &str) -> Result<&'a JsString, Outcome> {
-    Ok(kit::string_field(input, name)?)
+    Ok(input_types::string_field(input, name)?)
 }
 
+/// Upstream encodes `JSON.stringify(sessionId)` of any value; an absent
+/// one has no JSON text (spec `protocol.input-types`).
 fn uri_encode(input: &Json) -> Answer {
-    let session_id = string_field(input, "sessionId")?;
-    Ok(Json::str(&uri::encode(session_id.units())))
+    let session_id = input
+        .get("sessionId")
+        .ok_or_else(|| Outcome::internal("input.sessionId is undefined: no JSON text to encode"))?;
+    Ok(Json::str(&uri::encode_value(session_id)))
 }
 
 fn uri_decode(input: &Json) -> Answer {
@@ -132,15 +137,28 @@ fn uri_decode(input: &Json) -> Answer {
     Ok(Json::String(uri::decode(text.units())?))
 }
 
+/// Nullish labels default to the id (spec `mention.format.default-label`),
+/// which must then be a string, as upstream escapes it with a string
+/// method; the id itself is encoded whatever its type (spec
+/// `protocol.input-types`).
 fn mention_format(input: &Json) -> Answer {
-    let session_id = string_field(input, "sessionId")?;
-    // Nullish labels default to the id (spec `mention.format.default-label`).
-    let label = match input.get("label") {
-        None | Some(Json::Null) => None,
-        Some(Json::String(label)) => Some(label.units()),
-        Some(_) => return Err(Outcome::internal("input.label must be a string")),
+    let session_id = input.get("sessionId");
+    let label = match (input.get("label"), session_id) {
+        (Some(Json::String(label)), _) => label.units(),
+        (None | Some(Json::Null), Some(Json::String(session_id))) => session_id.units(),
+        (None | Some(Json::Null), _) => {
+            return Err(Outcome::internal(
+                "the label defaults to sessionId, which is not a string",
+            ))
+        }
+        (Some(_), _) => return Err(Outcome::internal("input.label must be a string")),
     };
-    Ok(Json::String(mention::format(session_id.units(), label)))
+    let session_id = session_id
+        .ok_or_else(|| Outcome::internal("input.sessionId is undefined: no JSON text to encode"))?;
+    Ok(Json::String(mention::format_encoded(
+        label,
+        &uri::encode_value(session_id),
+    )))
 }
 
 fn mention_parse(input: &Json) -> Answer {
@@ -182,14 +200,34 @@ impl From<Failure> for Outcome {
     }
 }
 
+/// `retain` is one reference's preparation: the budget is checked first,
+/// then the reference `{sessionId: snapshot.session.id, label}` as every
+/// reference is (a string id, a string label if any:
+/// `SESSION_REFERENCE_INVALID_REFERENCE`), then the snapshot is read (spec
+/// `protocol.op.retain`, `protocol.input-types`).
 fn retain_op(generation: Generation, input: &Json) -> Answer {
-    let snapshot = Snapshot::from_json_in(input.get("snapshot").unwrap_or(&Json::Null), generation)
-        .map_err(Outcome::from)?;
-    let label = string_field(input, "label")?;
     let max_bytes = input
         .get("maxBytes")
         .and_then(positive_safe_integer)
         .ok_or_else(|| Outcome::internal("input.maxBytes must be a positive safe integer"))?;
+    let snapshot_json = input.get("snapshot").unwrap_or(&Json::Null);
+    let invalid = |message: &str| {
+        Outcome::from(crate::Error::new(
+            crate::ErrorCode::InvalidReference,
+            message,
+        ))
+    };
+    let session_id = snapshot_json
+        .get("session")
+        .and_then(|session| session.get("id"))
+        .and_then(Json::as_js_str)
+        .ok_or_else(|| invalid("session reference must contain a string sessionId"))?;
+    let label = match input.get("label") {
+        None => session_id,
+        Some(Json::String(label)) => label,
+        Some(_) => return Err(invalid("session reference label must be a string")),
+    };
+    let snapshot = Snapshot::from_json_in(snapshot_json, generation).map_err(Outcome::from)?;
     let Some(retained) = retain(&snapshot, label.units(), project(&snapshot), max_bytes) else {
         return Ok(Json::Null);
     };
@@ -389,97 +427,6 @@ fn pre_step_op(generation: Generation, input: &Json) -> Answer {
     })
 }
 
-/// Where the protocol's session listing comes from: the request's
-/// `sessions`, read in place, or taken out of it to be taken apart.
-enum Listing<'a> {
-    Borrowed(&'a Json),
-    Taken(Option<&'a mut Json>),
-}
-
-/// The members of a listed session the index reads, in the order
-/// [`session_records`] unpacks them.
-const LISTING_FIELDS: [&str; 5] = ["id", "cwd", "createdAt", "title", "subagentLabel"];
-
-/// A record's slot before the listing's fields move into it.
-const VACANT_RECORD: SessionRecord = SessionRecord {
-    id: JsString::EMPTY,
-    cwd: None,
-    created_at: None,
-    title: None,
-    subagent_label: None,
-};
-
-/// The string `value` holds, moved out (an empty string left behind), or
-/// `None` for any other value.
-fn take_text(value: &mut Json) -> Option<JsString> {
-    match value {
-        Json::String(text) => Some(std::mem::take(text)),
-        _ => None,
-    }
-}
-
-/// The protocol's session listing: `[{id, cwd?, createdAt, title?, subagentLabel?}]`.
-/// A taken listing is taken apart, its strings moved into the records.
-fn session_records(listing: Listing<'_>) -> Result<Vec<SessionRecord>, Outcome> {
-    let not_array = || Outcome::internal("input.sessions must be an array");
-    let no_id = || Outcome::internal("a session has no string id");
-    match listing {
-        Listing::Borrowed(input) => {
-            let text =
-                |entry: &Json, name: &str| entry.get(name).and_then(Json::as_js_str).cloned();
-            input
-                .get("sessions")
-                .and_then(Json::as_array)
-                .ok_or_else(not_array)?
-                .iter()
-                .map(|entry| {
-                    Ok(SessionRecord {
-                        id: text(entry, "id").ok_or_else(no_id)?,
-                        cwd: text(entry, "cwd"),
-                        created_at: entry.get("createdAt").cloned(),
-                        title: text(entry, "title"),
-                        subagent_label: text(entry, "subagentLabel"),
-                    })
-                })
-                .collect()
-        }
-        Listing::Taken(Some(Json::Array(entries))) => {
-            // Sized once: collecting through `?` would grow the records (16
-            // MB for 100 000 sessions) by doubling, copying them each time.
-            let mut records = Vec::with_capacity(entries.len());
-            for entry in entries.iter_mut() {
-                // Each string moves straight into its field of the record's
-                // slot (moving members through an array of fields and then
-                // the whole record was a tenth of the op's time). A later
-                // member of a name replaces an earlier one: `JSON.parse`
-                // keeps the last.
-                let record = push_slot(&mut records, VACANT_RECORD);
-                let mut id = None;
-                if let Json::Object(members) = entry {
-                    for (key, value) in members.iter_mut() {
-                        match LISTING_FIELDS
-                            .iter()
-                            .position(|name| name.len() == key.len() && key.is(name))
-                        {
-                            Some(0) => id = take_text(value),
-                            Some(1) => record.cwd = take_text(value),
-                            Some(2) => {
-                                record.created_at = Some(std::mem::replace(value, Json::Null))
-                            }
-                            Some(3) => record.title = take_text(value),
-                            Some(4) => record.subagent_label = take_text(value),
-                            _ => {}
-                        }
-                    }
-                }
-                record.id = id.ok_or_else(no_id)?;
-            }
-            Ok(records)
-        }
-        Listing::Taken(_) => Err(not_array()),
-    }
-}
-
 /// `candidates/list` and, with `remote`, `candidates/remote`
 /// (spec `candidates.*`).
 fn candidates_op(
@@ -504,15 +451,22 @@ fn candidates_op(
         Some(_) => return Err(Outcome::internal("input.query must be a string")),
     };
     let agent = input.get("agent").unwrap_or(&Json::Null);
-    let agent_id = string_field(agent, "id")?;
     let agent_cwd = agent.get("cwd").and_then(Json::as_js_str);
-    let index = CandidateIndex::new(session_records(listing)?);
+    let listed = Records::read(listing, agent.get("id"))?;
+    listed.check_query(query.units(), generation)?;
+    let (records, stand_ins) = listed.split();
+    let index = CandidateIndex::new(records);
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-    let candidates = index.list(agent_id, agent_cwd, query.units(), limit, generation);
-    Ok(Json::Array(
-        candidates
-            .iter()
-            .map(|candidate| candidate.to_json(generation, remote))
-            .collect(),
-    ))
+    let candidates = index.list(
+        stand_ins.agent_id(),
+        agent_cwd,
+        query.units(),
+        limit,
+        generation,
+    );
+    candidates
+        .iter()
+        .map(|candidate| stand_ins.answer(candidate, generation, remote))
+        .collect::<Result<_, _>>()
+        .map(Json::Array)
 }

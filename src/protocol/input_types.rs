@@ -17,7 +17,9 @@
 //! reads it (`json/tag-safe`'s `value`, `prepare`'s content blocks, a
 //! message's blocks, an event's other data).
 
+use crate::error::Failure;
 use crate::js::json::Json;
+use crate::js::JsString;
 
 /// The capability of an implementation that reads ill-typed inputs as
 /// upstream does (spec `protocol.input-types`).
@@ -388,6 +390,15 @@ impl IllTyped {
 pub fn first_ill_typed(op: &str, input: &Json) -> Option<IllTyped> {
     let members = input_members(op)?;
     check_members(members, input, &mut String::new())
+}
+
+/// The string member `name` of an op's input, or an `INTERNAL` failure
+/// saying it is missing.
+pub fn string_field<'j>(input: &'j Json, name: &str) -> Result<&'j JsString, Failure> {
+    input
+        .get(name)
+        .and_then(Json::as_js_str)
+        .ok_or_else(|| Failure::Internal(format!("input.{name} must be a string")))
 }
 
 /// Whether `input` needs the capability `dynamic-inputs`.

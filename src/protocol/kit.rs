@@ -16,15 +16,19 @@
 //!
 //! Typed handlers ([`Adapter::op_text`], `Adapter::op_serde`) are called
 //! only with inputs whose typed members have their declared JSON types
-//! ([`input_types`]): for any other input the kit answers what upstream
-//! answers, the member's code, itself (`INTERNAL` where upstream reads the
-//! value in a way no code stands for). An input the port's type still
+//! ([`input_types`]): the kit answers any other input itself with what
+//! upstream answers, which is what the reference answers
+//! ([`dispatch::handle_in`], as the generation the declared features
+//! name): the member's code, a well-typed member's own failure where
+//! upstream checks it first (a configuration before the query, a
+//! reference to the agent itself before a later ill-typed reference), or
+//! the output upstream reads out of the value. An input the port's type still
 //! cannot decode (a member it requires is absent, a lone surrogate in a
 //! Rust `String`) is answered `INTERNAL` with the decoder's message.
 //!
 //! Requests may carry lone surrogates (`"\ud800"`), which `serde_json`
 //! refuses to read into a `String`; the kit reads them into [`Json`] and
-//! [`JsString`] (UTF-16 code units), so every request can at least be
+//! [`JsString`](crate::js::JsString) (UTF-16 code units), so every request can at least be
 //! answered with its own id.
 //!
 //! ```
@@ -64,11 +68,14 @@
 //! template on [`Json`] handlers, `conformance/adapters/rust-serde/` one on
 //! serde types.
 
-use super::input_types::{self, Otherwise};
+pub use super::input_types::string_field;
+
+use super::dispatch;
+use super::input_types;
 use super::wire::{Outcome, Request, Response, UNSUPPORTED};
+use crate::config::Generation;
 use crate::error::Failure;
 use crate::js::json::{self, Json};
-use crate::js::JsString;
 use std::io::{self, BufRead, Write};
 
 /// What an op handler answers: an output, or a failure (a contract error
@@ -190,6 +197,22 @@ impl<'a> Adapter<'a> {
         ])
     }
 
+    /// The generation the declared features name: the newest when any of
+    /// them is one of its own (`prepare-v2`, `candidates-fuzzy`, …), else
+    /// rc.8's (spec `protocol.features`).
+    fn generation(&self) -> Generation {
+        let newest = Generation::Newest.features();
+        let rc8 = Generation::Rc8.features();
+        let newest_only = |feature: &String| {
+            newest.contains(&feature.as_str()) && !rc8.contains(&feature.as_str())
+        };
+        if self.features.iter().any(newest_only) {
+            Generation::Newest
+        } else {
+            Generation::Rc8
+        }
+    }
+
     /// Answers one request whose input is `input`, written as `raw_input`
     /// in the request line (`None` when it cannot be located, as for a
     /// request built in memory: the parsed input is written anew).
@@ -207,7 +230,7 @@ impl<'a> Adapter<'a> {
             Handler::Json(handler) => handler(input),
             Handler::Text(handler) => {
                 if let Some(ill_typed) = input_types::first_ill_typed(op, input) {
-                    return ill_typed_answer(&ill_typed);
+                    return ill_typed_answer(self.generation(), op, input, &ill_typed);
                 }
                 let written;
                 let text = match raw_input {
@@ -265,21 +288,23 @@ impl<'a> Adapter<'a> {
 }
 
 /// The answer to an input whose member `ill_typed` has another type than
-/// declared: upstream's code, or `INTERNAL` where upstream reads the value
-/// in a way no code stands for (spec `protocol.input-types`).
-fn ill_typed_answer(ill_typed: &input_types::IllTyped) -> Outcome {
-    match ill_typed.otherwise {
-        Otherwise::Code(code) => Outcome::Error {
-            code: code.to_owned(),
+/// declared: the reference's, which reads every member as upstream does and
+/// checks in upstream's order (spec `protocol.input-types`).
+fn ill_typed_answer(
+    generation: Generation,
+    op: &str,
+    input: &Json,
+    ill_typed: &input_types::IllTyped,
+) -> Outcome {
+    match dispatch::handle_in(generation, op, input) {
+        Outcome::Error { code, .. } => Outcome::Error {
             message: format!(
                 "{} (protocol.input-types: upstream answers {code})",
                 ill_typed.describe()
             ),
+            code,
         },
-        Otherwise::Read => Outcome::internal(format!(
-            "{} (protocol.input-types: upstream reads it as JavaScript does; capability dynamic-inputs)",
-            ill_typed.describe()
-        )),
+        output @ Outcome::Output(_) => output,
     }
 }
 
@@ -376,15 +401,6 @@ fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
             _ => index += 1,
         }
     }
-}
-
-/// The string member `name` of an op's input, or an `INTERNAL` failure
-/// saying it is missing.
-pub fn string_field<'j>(input: &'j Json, name: &str) -> Result<&'j JsString, Failure> {
-    input
-        .get(name)
-        .and_then(Json::as_js_str)
-        .ok_or_else(|| Failure::Internal(format!("input.{name} must be a string")))
 }
 
 #[cfg(test)]

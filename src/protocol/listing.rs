@@ -1,0 +1,370 @@
+//! The protocol's session listing `[{id, cwd?, createdAt, title?,
+//! subagentLabel?}]` as the records `candidates/*` lists (spec
+//! `protocol.ops`, `candidates.*`).
+//!
+//! Upstream reads a listed `id` and `title` as JavaScript does whatever
+//! their type (spec `protocol.input-types`, *read*): compared with `!==`,
+//! copied into the answer, lower-cased (a `TypeError` for any other type
+//! than string). The index works on strings, so a listed value of another
+//! type gets a *stand-in*: a string longer than every string of the
+//! listing and the agent's id, so equal to none of them, which the answer
+//! replaces with the listed value.
+
+use super::wire::Outcome;
+use crate::config::Generation;
+use crate::discovery::sessions::{Candidate, SessionRecord};
+use crate::js::case::to_lower;
+use crate::js::json::Json;
+use crate::js::{push_slot, JsString};
+use crate::{mention, uri};
+
+/// Where the protocol's session listing comes from: the request's
+/// `sessions`, read in place, or taken out of it to be taken apart.
+pub enum Listing<'a> {
+    /// Read where it lies.
+    Borrowed(&'a Json),
+    /// Taken out of the request: its strings move into the records.
+    Taken(Option<&'a mut Json>),
+}
+
+/// The members of a listed session the index reads, in the order
+/// [`Listed::read`] unpacks them.
+const LISTING_FIELDS: [&str; 5] = ["id", "cwd", "createdAt", "title", "subagentLabel"];
+
+/// A record's slot before the listing's fields move into it.
+const VACANT_RECORD: SessionRecord = SessionRecord {
+    id: JsString::EMPTY,
+    cwd: None,
+    created_at: None,
+    title: None,
+    subagent_label: None,
+};
+
+/// The unit stand-ins are made of: a lone low surrogate, then the record's
+/// position, so that each is its own.
+const STAND_IN_UNIT: u16 = 0xDFFF;
+
+/// A listed session's `id` and `title` as given, before they reach a record.
+enum Listed<'j> {
+    Borrowed(&'j Json),
+    Taken(Json),
+}
+
+impl Listed<'_> {
+    fn get(&self) -> &Json {
+        match self {
+            Listed::Borrowed(value) => value,
+            Listed::Taken(value) => value,
+        }
+    }
+
+    fn into_value(self) -> Json {
+        match self {
+            Listed::Borrowed(value) => value.clone(),
+            Listed::Taken(value) => value,
+        }
+    }
+}
+
+/// The listing's records, and the listed values their stand-ins stand for.
+pub struct Records {
+    /// The records, in listing order, those the agent's id excludes left out
+    /// when their id is not a string (the index leaves out the others).
+    records: Vec<SessionRecord>,
+    stand_ins: StandIns,
+}
+
+/// The listed values that stand-ins replace, and the agent's id as the
+/// index compares it.
+pub struct StandIns {
+    /// The agent's string id, or a stand-in no listed id equals.
+    agent_id: JsString,
+    /// Each stand-in with the listed value it replaces.
+    values: Vec<(JsString, Json)>,
+}
+
+impl Records {
+    /// Reads `listing` for an agent whose id is `agent_id` (absent: `None`,
+    /// JavaScript's `undefined`). A listed session without an id is outside
+    /// the protocol: `INTERNAL`.
+    pub fn read(listing: Listing<'_>, agent_id: Option<&Json>) -> Result<Records, Outcome> {
+        let not_array = || Outcome::internal("input.sessions must be an array");
+        match listing {
+            Listing::Borrowed(input) => {
+                let entries = input
+                    .get("sessions")
+                    .and_then(Json::as_array)
+                    .ok_or_else(not_array)?;
+                Records::borrow(entries, agent_id)
+            }
+            Listing::Taken(Some(Json::Array(entries))) => Records::take(entries, agent_id),
+            Listing::Taken(_) => Err(not_array()),
+        }
+    }
+
+    fn borrow(entries: &[Json], agent_id: Option<&Json>) -> Result<Records, Outcome> {
+        let mut builder = Builder::new(entries.iter(), agent_id);
+        for entry in entries {
+            let text = |name: &str| entry.get(name).and_then(Json::as_js_str).cloned();
+            let record = push_slot(&mut builder.records, VACANT_RECORD);
+            record.cwd = text("cwd");
+            record.created_at = entry.get("createdAt").cloned();
+            record.subagent_label = text("subagentLabel");
+            let id = entry.get("id").map(Listed::Borrowed);
+            let title = entry.get("title").map(Listed::Borrowed);
+            builder.settle_last(id, title)?;
+        }
+        Ok(builder.finish())
+    }
+
+    /// The taken listing, each string moved straight into its field of the
+    /// record's slot (moving members through an array of fields and then
+    /// the whole record was a tenth of the op's time). A later member of a
+    /// name replaces an earlier one: `JSON.parse` keeps the last.
+    fn take(entries: &mut [Json], agent_id: Option<&Json>) -> Result<Records, Outcome> {
+        let mut builder = Builder::new(entries.iter(), agent_id);
+        for entry in entries.iter_mut() {
+            let record = push_slot(&mut builder.records, VACANT_RECORD);
+            let mut id = None;
+            let mut title = None;
+            if let Json::Object(members) = entry {
+                for (key, value) in members.iter_mut() {
+                    let field = LISTING_FIELDS
+                        .iter()
+                        .position(|name| name.len() == key.len() && key.is(name));
+                    let mut taken = || Listed::Taken(std::mem::replace(value, Json::Null));
+                    match field {
+                        Some(0) => id = Some(taken()),
+                        Some(1) => record.cwd = take_text(value),
+                        Some(2) => record.created_at = Some(std::mem::replace(value, Json::Null)),
+                        Some(3) => title = Some(taken()),
+                        Some(4) => record.subagent_label = take_text(value),
+                        _ => {}
+                    }
+                }
+            }
+            builder.settle_last(id, title)?;
+        }
+        Ok(builder.finish())
+    }
+
+    /// What upstream's query filter does to a listing with stand-ins: it
+    /// lower-cases each listed id, then its cwd, then its label until one
+    /// holds the query, and a value that is not a string throws there
+    /// (`INTERNAL`). The newest generation's filter is not established for
+    /// such values: any stand-in under a query answers `INTERNAL` (ours).
+    pub fn check_query(&self, query: &[u16], generation: Generation) -> Result<(), Outcome> {
+        if query.is_empty() || !self.stand_ins.has_any() {
+            return Ok(());
+        }
+        let not_text = || {
+            Outcome::internal(
+                "a listed id or title is not a string: toLocaleLowerCase is not a function",
+            )
+        };
+        if generation == Generation::Newest {
+            return Err(not_text());
+        }
+        let needle = to_lower(query);
+        let holds = |text: &JsString| {
+            to_lower(text.units())
+                .windows(needle.len())
+                .any(|window| window == needle.as_slice())
+        };
+        for record in &self.records {
+            if self.stand_ins.listed(&record.id).is_some() {
+                return Err(not_text());
+            }
+            let found = holds(&record.id) || record.cwd.as_ref().is_some_and(holds);
+            if !found && self.stand_ins.listed(record.label()).is_some() {
+                return Err(not_text());
+            }
+        }
+        Ok(())
+    }
+
+    /// The records for the index, and what their stand-ins stand for.
+    pub fn split(self) -> (Vec<SessionRecord>, StandIns) {
+        (self.records, self.stand_ins)
+    }
+}
+
+impl StandIns {
+    /// The agent's id as the index compares it.
+    pub fn agent_id(&self) -> &JsString {
+        &self.agent_id
+    }
+
+    /// Whether a listed value of another type than string stands in the
+    /// records.
+    fn has_any(&self) -> bool {
+        !self.values.is_empty()
+    }
+
+    fn listed(&self, text: &JsString) -> Option<&Json> {
+        if text.units().first() != Some(&STAND_IN_UNIT) {
+            return None;
+        }
+        self.values
+            .iter()
+            .find(|(stand_in, _)| stand_in == text)
+            .map(|(_, value)| value)
+    }
+
+    /// A candidate's answer with the listed values back in place of their
+    /// stand-ins; with `remote`, a label that is not a string fails
+    /// upstream's mention (`INTERNAL`), and a listed id of another type is
+    /// encoded as upstream encodes any value.
+    pub fn answer(
+        &self,
+        candidate: &Candidate<'_>,
+        generation: Generation,
+        remote: bool,
+    ) -> Result<Json, Outcome> {
+        let mut json = candidate.to_json(generation, remote);
+        if !self.has_any() {
+            return Ok(json);
+        }
+        let record = candidate.record;
+        let mention_label = match generation {
+            Generation::Rc8 => record.label(),
+            Generation::Newest => record.display_title(),
+        };
+        if remote && self.listed(mention_label).is_some() {
+            return Err(Outcome::internal(
+                "a candidate's label is not a string: its mention cannot escape it",
+            ));
+        }
+        let listed_id = self.listed(&record.id);
+        if let Json::Object(members) = &mut json {
+            for (key, value) in members.iter_mut() {
+                if let Json::String(text) = value {
+                    if let Some(listed) = self.listed(text) {
+                        *value = listed.clone();
+                    }
+                }
+                if let (true, Some(id)) = (key.is("mention"), listed_id) {
+                    let encoded = uri::encode_value(id);
+                    *value = Json::String(mention::format_encoded(mention_label.units(), &encoded));
+                }
+            }
+        }
+        Ok(json)
+    }
+}
+
+/// Builds [`Records`], giving each listed value of another type a stand-in.
+struct Builder {
+    records: Vec<SessionRecord>,
+    stand_ins: Vec<(JsString, Json)>,
+    /// The length every stand-in starts with: longer than every string
+    /// of the listing and the agent's id.
+    stand_in_length: usize,
+    agent_id: Option<Json>,
+}
+
+impl Builder {
+    fn new<'j>(
+        entries: impl ExactSizeIterator<Item = &'j Json>,
+        agent_id: Option<&Json>,
+    ) -> Builder {
+        let length =
+            |value: Option<&Json>| value.and_then(Json::as_js_str).map_or(0, JsString::len);
+        let count = entries.len();
+        let longest = entries
+            .flat_map(|entry| [length(entry.get("id")), length(entry.get("title"))])
+            .chain([length(agent_id)])
+            .max()
+            .unwrap_or(0);
+        Builder {
+            records: Vec::with_capacity(count),
+            stand_ins: Vec::new(),
+            stand_in_length: longest + 1,
+            agent_id: agent_id.cloned(),
+        }
+    }
+
+    fn stand_in(&mut self, value: Json) -> JsString {
+        let mut units = vec![STAND_IN_UNIT; self.stand_in_length];
+        units.extend(self.stand_ins.len().to_string().encode_utf16());
+        let stand_in = JsString::from_units(units);
+        self.stand_ins.push((stand_in.clone(), value));
+        stand_in
+    }
+
+    /// Gives the last record its `id` and `title` as listed: a string as it
+    /// is, another value a stand-in. A record whose listed id equals the
+    /// agent's (`record.id !== agent.id` is false for a number, a boolean or
+    /// null equal to it) is taken back out.
+    fn settle_last(
+        &mut self,
+        id: Option<Listed<'_>>,
+        title: Option<Listed<'_>>,
+    ) -> Result<(), Outcome> {
+        let id = match id {
+            None => return Err(Outcome::internal("a session has no id")),
+            Some(Listed::Taken(Json::String(id))) => id,
+            Some(Listed::Borrowed(Json::String(id))) => id.clone(),
+            Some(listed) => {
+                if self
+                    .agent_id
+                    .as_ref()
+                    .is_some_and(|agent| strictly_equal(agent, listed.get()))
+                {
+                    self.records.pop();
+                    return Ok(());
+                }
+                self.stand_in(listed.into_value())
+            }
+        };
+        // A null title is no title (`title ?? id`).
+        let title = match title {
+            None => None,
+            Some(listed) => match listed.into_value() {
+                Json::Null => None,
+                Json::String(title) => Some(title),
+                value => Some(self.stand_in(value)),
+            },
+        };
+        if let Some(record) = self.records.last_mut() {
+            record.id = id;
+            record.title = title;
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Records {
+        let agent_id = match &self.agent_id {
+            Some(Json::String(id)) => id.clone(),
+            // No listed string equals a string this long.
+            _ => JsString::from_units(vec![STAND_IN_UNIT; self.stand_in_length]),
+        };
+        Records {
+            records: self.records,
+            stand_ins: StandIns {
+                agent_id,
+                values: self.stand_ins,
+            },
+        }
+    }
+}
+
+/// JavaScript's `===` between two values `JSON.parse` built, of which
+/// `listed` is not a string: objects and arrays are never the same object.
+fn strictly_equal(agent: &Json, listed: &Json) -> bool {
+    match (agent, listed) {
+        (Json::Null, Json::Null) => true,
+        (Json::Bool(a), Json::Bool(b)) => a == b,
+        (Json::Number(a), Json::Number(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// The string `value` holds, moved out (an empty string left behind), or
+/// `None` for any other value.
+fn take_text(value: &mut Json) -> Option<JsString> {
+    match value {
+        Json::String(text) => Some(std::mem::take(text)),
+        _ => None,
+    }
+}

@@ -18,6 +18,7 @@ use dsh_session_reference::config::Generation;
 use dsh_session_reference::harness::commands::conformance::{self, ConformanceArgs};
 use dsh_session_reference::harness::commands::differential::{self, DifferentialArgs};
 use dsh_session_reference::harness::commands::{adapter, prepare, report, vectors, Exit};
+use dsh_session_reference::js::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -129,7 +130,34 @@ enum VectorsCommand {
 }
 
 fn main() -> ExitCode {
-    let exit = match Cli::parse().command {
+    let command = Cli::parse().command;
+    // Requests and vectors may nest up to `json::MAX_DEPTH` levels, which
+    // reading, answering and writing walk recursively: every command runs
+    // on a thread with the stack for it (spec `wire.json.depth`).
+    let running = std::thread::Builder::new()
+        .name("main".into())
+        .stack_size(json::STACK_BYTES)
+        .spawn(move || run(command));
+    let exit = match running.map(std::thread::JoinHandle::join) {
+        Ok(Ok(exit)) => exit,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(error) => {
+            eprintln!("cannot start the main thread: {error}");
+            Exit::Unusable
+        }
+    };
+    // The exit statuses the commands' help texts promise (spec
+    // `runner.exit-status`).
+    match exit {
+        Exit::Success => ExitCode::SUCCESS,
+        Exit::Failed => ExitCode::from(1),
+        Exit::Unusable => ExitCode::from(2),
+    }
+}
+
+/// Runs one command.
+fn run(command: Command) -> Exit {
+    match command {
         Command::Conformance(args) => conformance::run(args),
         Command::Show { id, vectors: dir } => vectors::show(&id, dir.as_deref()),
         Command::Vectors {
@@ -153,13 +181,6 @@ fn main() -> ExitCode {
             html,
             markdown,
         } => report::run(&reports, &html, markdown.as_deref()),
-    };
-    // The exit statuses the commands' help texts promise (spec
-    // `runner.exit-status`).
-    match exit {
-        Exit::Success => ExitCode::SUCCESS,
-        Exit::Failed => ExitCode::from(1),
-        Exit::Unusable => ExitCode::from(2),
     }
 }
 

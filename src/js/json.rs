@@ -16,9 +16,21 @@ use super::{is_high_surrogate, is_low_surrogate, push_slot, JsString};
 use std::collections::HashMap;
 use std::fmt;
 
-/// Deepest nesting [`parse`] accepts; deeper input is an error, never a
-/// stack overflow (spec `wire.json.depth`).
-pub const MAX_DEPTH: usize = 256;
+/// Deepest nesting [`parse`] accepts, arrays and objects counted from the
+/// outermost (spec `wire.json.depth`): beyond every op's contracted depth
+/// (3 000). Deeper input is an error, never a stack overflow: every walk
+/// of a tree recurses at most this deep, which the adapter's thread has
+/// the stack for ([`STACK_BYTES`]).
+pub const MAX_DEPTH: usize = 10_000;
+
+/// The stack a thread needs to read, walk and write a tree [`MAX_DEPTH`]
+/// deep, with room to spare, unoptimized builds included: the command
+/// line runs on a thread this large, and the tests' threads get it too
+/// (`RUST_MIN_STACK` in `.cargo/config.toml`).
+pub const STACK_BYTES: usize = 256 << 20;
+
+/// The message of the error that input nests deeper than [`MAX_DEPTH`].
+const TOO_DEEP: &str = "nesting too deep";
 
 /// A JSON value whose strings are JavaScript strings and whose objects keep
 /// their members in written order, duplicates included.
@@ -116,6 +128,14 @@ pub struct ParseError {
     pub offset: usize,
     /// What was wrong.
     pub message: &'static str,
+}
+
+impl ParseError {
+    /// Whether the input was well formed as far as read, but nested deeper
+    /// than [`MAX_DEPTH`].
+    pub fn is_too_deep(&self) -> bool {
+        self.message == TOO_DEEP
+    }
 }
 
 impl fmt::Display for ParseError {
@@ -352,7 +372,7 @@ impl Input<'_> {
     /// too: the container is empty.
     fn open_is_empty(&mut self, depth: usize, close: u8) -> Result<bool, ParseError> {
         if depth > MAX_DEPTH {
-            return Err(self.error("nesting too deep"));
+            return Err(self.error(TOO_DEEP));
         }
         self.pos += 1;
         self.skip_whitespace();

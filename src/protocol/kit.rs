@@ -72,7 +72,7 @@ pub use super::input_types::string_field;
 
 use super::dispatch;
 use super::input_types;
-use super::wire::{Outcome, Request, Response, UNSUPPORTED};
+use super::wire::{id_of_too_deep, raw_member, Outcome, Request, Response, UNSUPPORTED};
 use crate::config::Generation;
 use crate::error::Failure;
 use crate::js::json::{self, Json};
@@ -168,9 +168,16 @@ impl<'a> Adapter<'a> {
         O: serde::Serialize,
     {
         self.op_text(op, move |input| {
-            let input: I = serde_json::from_str(input).map_err(|error| {
-                Failure::Internal(format!("the input does not decode: {error}"))
-            })?;
+            // The kit has read the request already, so its depth is within
+            // `json::MAX_DEPTH` (spec `wire.json.depth`): serde_json's own
+            // limit of 128 levels would refuse the depth vectors.
+            let mut decoder = serde_json::Deserializer::from_str(input);
+            decoder.disable_recursion_limit();
+            let input = serde::Deserialize::deserialize(&mut decoder)
+                .and_then(|input: I| decoder.end().map(|()| input))
+                .map_err(|error| {
+                    Failure::Internal(format!("the input does not decode: {error}"))
+                })?;
             let output = handler(input)?;
             serde_json::to_string(&output)
                 .map_err(|error| Failure::Internal(format!("the output does not encode: {error}")))
@@ -268,14 +275,15 @@ impl<'a> Adapter<'a> {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let line = std::str::from_utf8(line).map_err(|_| "request is not UTF-8".to_owned());
+            let text = std::str::from_utf8(line).ok();
+            let line = text.ok_or_else(|| "request is not UTF-8".to_owned());
             let response = match line.and_then(|line| Ok((line, Request::from_line(line)?))) {
                 Ok((line, request)) => Response {
                     outcome: self.answer(&request.op, &request.input, raw_member(line, "input")),
                     id: Some(request.id),
                 },
                 Err(problem) => Response {
-                    id: None,
+                    id: text.and_then(id_of_too_deep),
                     outcome: Outcome::internal(problem),
                 },
             };
@@ -305,101 +313,6 @@ fn ill_typed_answer(
             code,
         },
         output @ Outcome::Output(_) => output,
-    }
-}
-
-/// The text of the last top-level member `name` of the JSON object `line`
-/// as written (`JSON.parse` keeps the last of duplicates), or `None`. The
-/// line is one that [`Request::from_line`] has read, so valid JSON.
-fn raw_member<'l>(line: &'l str, name: &str) -> Option<&'l str> {
-    let bytes = line.as_bytes();
-    let mut at = skip_space(bytes, 0);
-    if bytes.get(at) != Some(&b'{') {
-        return None;
-    }
-    let mut found = None;
-    at = skip_space(bytes, at + 1);
-    if bytes.get(at) == Some(&b'}') {
-        return None;
-    }
-    loop {
-        let key_end = value_end(bytes, at)?;
-        let key = json::parse(&line[at..key_end]).ok()?;
-        at = skip_space(bytes, key_end);
-        if bytes.get(at) != Some(&b':') {
-            return None;
-        }
-        let value_start = skip_space(bytes, at + 1);
-        let end = value_end(bytes, value_start)?;
-        if key.as_js_str().is_some_and(|key| key.is(name)) {
-            found = Some(&line[value_start..end]);
-        }
-        at = skip_space(bytes, end);
-        match bytes.get(at) {
-            Some(b',') => at = skip_space(bytes, at + 1),
-            _ => return found,
-        }
-    }
-}
-
-/// The index after JSON whitespace from `at`.
-fn skip_space(bytes: &[u8], mut at: usize) -> usize {
-    while bytes
-        .get(at)
-        .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-    {
-        at += 1;
-    }
-    at
-}
-
-/// The index just after the JSON value that starts at `at`.
-fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
-    match *bytes.get(at)? {
-        b'"' => string_end(bytes, at),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut index = at;
-            loop {
-                match *bytes.get(index)? {
-                    b'"' => {
-                        index = string_end(bytes, index)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(index + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                index += 1;
-            }
-        }
-        _ => {
-            let mut index = at;
-            while bytes
-                .get(index)
-                .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.'))
-            {
-                index += 1;
-            }
-            Some(index)
-        }
-    }
-}
-
-/// The index just after the string whose opening quote is at `at`.
-fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
-    let mut index = at + 1;
-    loop {
-        match *bytes.get(index)? {
-            b'\\' => index += 2,
-            b'"' => return Some(index + 1),
-            _ => index += 1,
-        }
     }
 }
 
@@ -491,12 +404,13 @@ mod tests {
             ),
             Outcome::Output(json::parse(r#"{"sessionId":"s","half":1.5}"#).unwrap())
         );
-        // Ill-typed: upstream's code, from the table, before decoding.
+        // Ill-typed: upstream's answer, in upstream's order, before decoding.
         let Outcome::Error { code, .. } = answer(&mut adapter, r#"{"maxBytes":"3"}"#) else {
             panic!("an ill-typed maxBytes is the kit's to answer");
         };
         assert_eq!(code, "INTERNAL");
-        let Outcome::Error { code, .. } = answer(&mut adapter, r#"{"label":5}"#) else {
+        let Outcome::Error { code, .. } = answer(&mut adapter, r#"{"maxBytes":3,"label":5}"#)
+        else {
             panic!("an ill-typed label is the kit's to answer");
         };
         assert_eq!(code, "SESSION_REFERENCE_INVALID_REFERENCE");

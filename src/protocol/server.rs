@@ -4,7 +4,7 @@
 //! input text.
 
 use super::dispatch;
-use super::wire::{Outcome, Request, Response};
+use super::wire::{id_of_too_deep, Outcome, Request, Response};
 use crate::config::Generation;
 use std::io::{self, BufRead, Write};
 
@@ -20,7 +20,8 @@ pub fn serve(generation: Generation, input: impl BufRead, output: impl Write) ->
 /// `output` until `input` closes; `answer` may take parts of the request's
 /// input (see [`dispatch::handle_taking`]). Requests are read with exact
 /// JavaScript strings (lone surrogates kept), blank lines are skipped, a
-/// line that is not a request is answered `INTERNAL` with `id: null`, and
+/// line that is not a request is answered `INTERNAL` with `id: null` (one
+/// only too deep to read with its own id, spec `wire.json.depth`), and
 /// every answer is flushed as soon as it is written, so a runner never
 /// waits on a buffer. The request and its answer are
 /// dropped only after the answer is flushed: freeing a request of megabytes
@@ -46,8 +47,9 @@ fn serve_taking(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let mut request = std::str::from_utf8(line)
-            .map_err(|_| "request is not UTF-8".to_owned())
+        let line = std::str::from_utf8(line).ok();
+        let mut request = line
+            .ok_or_else(|| "request is not UTF-8".to_owned())
             .and_then(Request::from_line);
         let response = match &mut request {
             Ok(request) => Response {
@@ -55,7 +57,7 @@ fn serve_taking(
                 id: Some(request.id.clone()),
             },
             Err(problem) => Response {
-                id: None,
+                id: line.and_then(id_of_too_deep),
                 outcome: Outcome::internal(std::mem::take(problem)),
             },
         };

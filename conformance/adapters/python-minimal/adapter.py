@@ -119,5 +119,20 @@ def main():
         sys.stdout.flush()  # exactly one answer per request, flushed at once
 
 
+def main_with_deep_stack():
+    """Serves where json.loads and json.dumps reach every op's contracted
+    depth (spec wire.json.depth: 3 000 levels): both recurse, so Python's
+    default recursion limit of 1 000 fails the depth vectors. A higher
+    limit alone would overflow the interpreter's C stack: the loop runs on
+    a thread with a stack to match."""
+    import threading
+
+    sys.setrecursionlimit(50_000)
+    threading.stack_size(512 * 1024 * 1024)
+    server = threading.Thread(target=main)
+    server.start()
+    server.join()
+
+
 if __name__ == "__main__":
-    main()
+    main_with_deep_stack()

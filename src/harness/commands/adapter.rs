@@ -17,6 +17,8 @@ pub fn run(generation: Generation) -> Exit {
     let input = io::BufReader::with_capacity(1 << 20, io::stdin().lock());
     #[cfg(unix)]
     exit_once_answers_go_unread();
+    // A request may nest up to `json::MAX_DEPTH` levels: the command line
+    // runs every command on a thread with the stack for it (main.rs).
     match server::serve(generation, input, io::stdout().lock()) {
         Ok(()) => Exit::Success,
         Err(error) => {

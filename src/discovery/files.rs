@@ -157,15 +157,18 @@ fn format_op(input: &Json) -> Result<Json, Outcome> {
 }
 
 /// `files/list {tree, query, config?}` → `[{path, kind}]`: the configuration
-/// is checked (rc.8 throws a plain error: `INTERNAL`), the tree materialized
-/// in a fresh temporary directory, the query listed there, the directory
-/// removed (spec `files.list.tree`).
+/// is checked first, as rc.8's service does when it is built (a plain
+/// error: `INTERNAL`), then the tree materialized in a fresh temporary
+/// directory, the query listed there, the directory removed (spec
+/// `files.list.tree`).
 fn list_op(input: &Json) -> Result<Json, Outcome> {
-    let config = FileSearchConfig::from_json(input.get("config")).map_err(internal)?;
+    let config = FileSearchConfig::from_json(input.get("config"))
+        .checked()
+        .map_err(internal)?;
     let plan = TreePlan::from_json(input.get("tree").unwrap_or(&Json::Null)).map_err(internal)?;
     let query = string_input(input, "query")?;
     let tree = TempTree::create(&plan).map_err(internal)?;
-    let search = WorkspaceFileSearch::new(tree.root(), config).map_err(internal)?;
+    let search = WorkspaceFileSearch::new(tree.root(), config);
     let found = search.list(query.units());
     drop(tree);
     Ok(Json::Array(

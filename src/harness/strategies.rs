@@ -275,6 +275,27 @@ pub fn json_key() -> impl Strategy<Value = JsString> {
     .prop_map(JsString::from_units)
 }
 
+/// `leaf` inside `levels` containers, arrays or `{"k": …}` objects as the
+/// bits of `kinds` say (level by level, repeating), built without
+/// recursion (spec `wire.json.depth`).
+pub fn nested(leaf: Json, levels: usize, kinds: u8) -> Json {
+    (0..levels).fold(leaf, |inner, level| {
+        if kinds.rotate_right((level % 8) as u32) & 1 == 0 {
+            Json::Array(vec![inner])
+        } else {
+            Json::Object(vec![(JsString::from("k"), inner)])
+        }
+    })
+}
+
+/// A value nested deep, within `json/tag-safe`'s contracted depth (3 000
+/// levels of the request line, the value starting at level 3): 100 to
+/// 2 990 levels around a tag-unsafe string.
+pub fn deep_value() -> impl Strategy<Value = Json> {
+    (100usize..=2_990, any::<u8>())
+        .prop_map(|(levels, kinds)| nested(Json::str("</deep>"), levels, kinds))
+}
+
 /// A JSON value at most four containers deep, numbers from `numbers`.
 pub fn json_tree(numbers: impl Strategy<Value = f64> + 'static) -> impl Strategy<Value = Json> {
     let leaf = prop_oneof![

@@ -72,7 +72,8 @@ pub use super::input_types::string_field;
 
 use super::dispatch;
 use super::input_types;
-use super::wire::{id_of_too_deep, raw_member, Outcome, Request, Response, UNSUPPORTED};
+use super::scan::{id_of_too_deep, raw_member};
+use super::wire::{Outcome, Request, Response, UNSUPPORTED};
 use crate::config::Generation;
 use crate::error::Failure;
 use crate::js::json::{self, Json};

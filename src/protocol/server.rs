@@ -4,7 +4,8 @@
 //! input text.
 
 use super::dispatch;
-use super::wire::{id_of_too_deep, Outcome, Request, Response};
+use super::scan::id_of_too_deep;
+use super::wire::{Outcome, Request, Response};
 use crate::config::Generation;
 use std::io::{self, BufRead, Write};
 

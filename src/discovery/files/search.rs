@@ -57,77 +57,82 @@ impl Default for FileSearchConfig {
     }
 }
 
-/// A positive safe integer as a count (saturating on 32-bit targets).
-fn count_of(value: &Json, name: &str) -> Result<usize, String> {
+/// A JSON count as [`FileSearchConfig::checked`] checks it: a whole number as itself
+/// (saturating), anything else as 0, which no configuration may hold.
+fn count_of(value: &Json) -> usize {
     match value {
-        Json::Number(n) if n.fract() == 0.0 && *n > 0.0 && *n <= MAX_SAFE_INTEGER => {
-            Ok(usize::try_from(*n as u64).unwrap_or(usize::MAX))
+        Json::Number(n) if n.fract() == 0.0 && *n > 0.0 => {
+            usize::try_from(*n as u64).unwrap_or(usize::MAX)
         }
-        _ => Err(format!(
-            "file-reference-local: {name} must be a positive safe integer"
-        )),
+        _ => 0,
     }
 }
 
 impl FileSearchConfig {
-    /// The configuration a request gives: absent or `null` members take rc.8's
-    /// defaults (`??`), then `maxResults`, `maxEntries` and
-    /// `excludedDirectories` are checked in that order (spec
-    /// `files.list.config`). The error is rc.8's message; on the wire it is
-    /// `INTERNAL` (rc.8 throws a plain `Error`).
-    pub fn from_json(config: Option<&Json>) -> Result<Self, String> {
+    /// The configuration a request gives, unchecked: absent or `null`
+    /// members take rc.8's defaults (`??`); a member of another type reads
+    /// as a value [`Self::checked`] refuses (a count of 0, an empty
+    /// directory name), so that one check, in rc.8's order, answers every
+    /// configuration (spec `files.list.config`).
+    pub fn from_json(config: Option<&Json>) -> Self {
         let mut out = Self::default();
         let member = |name: &str| match config.and_then(|config| config.get(name)) {
             None | Some(Json::Null) => None,
             Some(value) => Some(value),
         };
         if let Some(value) = member("maxResults") {
-            out.max_results = count_of(value, "maxResults")?;
+            out.max_results = count_of(value);
         }
         if let Some(value) = member("maxEntries") {
-            out.max_entries = count_of(value, "maxEntries")?;
+            out.max_entries = count_of(value);
         }
         if let Some(value) = member("excludedDirectories") {
-            let invalid = || {
-                "file-reference-local: excludedDirectories entries must be non-empty directory basenames"
-                    .to_owned()
-            };
-            let items = value.as_array().ok_or_else(invalid)?;
-            out.excluded_directories = items
+            let names = value.as_array().map_or(&[Json::Null][..], |items| items);
+            out.excluded_directories = names
                 .iter()
-                .map(|item| {
-                    let name = item.as_js_str().ok_or_else(invalid)?;
-                    let bad = name.is_empty()
-                        || name.units().iter().any(|u| *u == SLASH || *u == BACKSLASH);
-                    if bad {
-                        Err(invalid())
-                    } else {
-                        Ok(name.clone())
-                    }
-                })
-                .collect::<Result<_, _>>()?;
+                .map(|item| item.as_js_str().cloned().unwrap_or_default())
+                .collect();
         }
-        Ok(out)
+        out
     }
 
-    /// Checks a configuration built in code as [`Self::from_json`] checks one
-    /// from the wire.
-    pub fn validate(&self) -> Result<(), String> {
-        if self.max_results == 0 || self.max_results as f64 > MAX_SAFE_INTEGER {
-            return Err("file search maxResults must be a positive safe integer".to_owned());
-        }
-        if self.max_entries == 0 || self.max_entries as f64 > MAX_SAFE_INTEGER {
-            return Err("file search maxEntries must be a positive safe integer".to_owned());
-        }
+    /// The configuration, checked: `maxResults`, `maxEntries` and
+    /// `excludedDirectories`, in that order, with rc.8's messages (spec
+    /// `files.list.config`); on the wire a failure is `INTERNAL` (rc.8
+    /// throws a plain `Error`). The one check every configuration passes:
+    /// a search is built only from a [`CheckedConfig`].
+    pub fn checked(self) -> Result<CheckedConfig, String> {
+        let count = |value: usize, name: &str| {
+            if value == 0 || value as f64 > MAX_SAFE_INTEGER {
+                Err(format!(
+                    "file-reference-local: {name} must be a positive safe integer"
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        count(self.max_results, "maxResults")?;
+        count(self.max_entries, "maxEntries")?;
         if self.excluded_directories.iter().any(|name| {
             name.is_empty() || name.units().iter().any(|u| *u == SLASH || *u == BACKSLASH)
         }) {
             return Err(
-                "file search excludedDirectories entries must be non-empty directory basenames"
+                "file-reference-local: excludedDirectories entries must be non-empty directory basenames"
                     .to_owned(),
             );
         }
-        Ok(())
+        Ok(CheckedConfig(self))
+    }
+}
+
+/// A configuration [`FileSearchConfig::checked`] let through.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckedConfig(FileSearchConfig);
+
+impl CheckedConfig {
+    /// The configuration.
+    pub fn get(&self) -> &FileSearchConfig {
+        &self.0
     }
 }
 
@@ -570,27 +575,26 @@ impl Eq for Ranked<'_> {}
 #[derive(Debug)]
 pub struct WorkspaceFileSearch {
     root: PathBuf,
-    config: FileSearchConfig,
+    config: CheckedConfig,
     excluded: Excluded,
     index: OnceLock<FileIndex>,
 }
 
 impl WorkspaceFileSearch {
-    /// A search rooted at `root` (spec `files.list.root`); fails on an
-    /// invalid configuration (spec `files.list.config`).
-    pub fn new(root: impl Into<PathBuf>, config: FileSearchConfig) -> Result<Self, String> {
-        config.validate()?;
-        Ok(Self {
+    /// A search rooted at `root` (spec `files.list.root`) with a checked
+    /// configuration (spec `files.list.config`).
+    pub fn new(root: impl Into<PathBuf>, config: CheckedConfig) -> Self {
+        Self {
             root: root.into(),
-            excluded: Excluded::new(&config),
+            excluded: Excluded::new(config.get()),
             config,
             index: OnceLock::new(),
-        })
+        }
     }
 
     /// The configuration in use.
     pub fn config(&self) -> &FileSearchConfig {
-        &self.config
+        self.config.get()
     }
 
     /// Discards the index: the next bare query scans the tree again.
@@ -601,7 +605,7 @@ impl WorkspaceFileSearch {
     /// The index, scanned on first use.
     pub fn index(&self) -> &FileIndex {
         self.index
-            .get_or_init(|| FileIndex::scan(&self.root, &self.config))
+            .get_or_init(|| FileIndex::scan(&self.root, self.config()))
     }
 
     /// `list(query)`: backslashes become `/` (spec `files.list.backslash`);
@@ -616,7 +620,7 @@ impl WorkspaceFileSearch {
         match query.iter().rposition(|unit| *unit == SLASH) {
             Some(slash) => self.list_directory(&query[..=slash], &query[slash + 1..]),
             None if query.is_empty() => self.list_directory(&[], &[]),
-            None => self.index().search(&query, self.config.max_results),
+            None => self.index().search(&query, self.config().max_results),
         }
     }
 
@@ -654,7 +658,7 @@ impl WorkspaceFileSearch {
                 kind,
             });
         }
-        rank_candidates(candidates, fragment, self.config.max_results)
+        rank_candidates(candidates, fragment, self.config().max_results)
     }
 }
 
@@ -899,10 +903,12 @@ mod tests {
     fn config_defaults_and_checks() {
         assert_eq!(
             FileSearchConfig::from_json(None),
-            Ok(FileSearchConfig::default())
+            FileSearchConfig::default()
         );
         let parse = |text: &str| {
             FileSearchConfig::from_json(Some(&crate::js::json::parse(text).expect("json")))
+                .checked()
+                .map(|checked| checked.get().clone())
         };
         assert!(parse(r#"{"maxResults":null,"maxEntries":null}"#).is_ok());
         assert!(parse(r#"{"maxResults":0}"#).is_err());

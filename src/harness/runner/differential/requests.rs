@@ -15,7 +15,8 @@ use crate::harness::checks::draw::{
     self, BudgetChoice, Draw, PrepareCase, SpillChoice, Stored, AGENT_ID,
 };
 use crate::harness::strategies::{
-    edged_label, finite_number, js_units, json_tree, near_uri, short_text, text, units,
+    deep_value, edged_label, finite_number, js_units, json_tree, near_uri, nested, short_text,
+    text, units,
 };
 use crate::js::case::to_lower;
 use crate::js::JsString;
@@ -118,7 +119,9 @@ fn drawn_inputs(op: &str, scope: Scope, reach: Reach) -> Option<BoxedStrategy<Js
         "mention/parse" => prop_oneof![2 => text(), 2 => short_text(), 1 => js_units(48)]
             .prop_map(|text| Json::object([("text", string(text))]))
             .boxed(),
-        "json/tag-safe" => json_tree(finite_number())
+        // Now and then a value nested thousands of levels deep (spec
+        // `wire.json.depth`).
+        "json/tag-safe" => prop_oneof![19 => json_tree(finite_number()), 1 => deep_value()]
             .prop_map(|value| Json::object([("value", value)]))
             .boxed(),
         "retain" => bytes()
@@ -247,11 +250,33 @@ fn retain_input(bytes: &[u8], scope: Scope, reach: Reach) -> Json {
         })
         .unwrap_or(2000);
     let budget = draw::budget(&mut draw, whole);
+    let snapshot = with_deep_member(
+        with_unknown_event(snapshot, draw.byte()),
+        draw.byte(),
+        draw.byte(),
+    );
     Json::object([
-        ("snapshot", with_unknown_event(snapshot, draw.byte())),
+        ("snapshot", snapshot),
         ("label", string(label)),
         ("maxBytes", number(budget as f64)),
     ])
+}
+
+/// `snapshot` with, for one `choice` in 20, a member no op reads nested
+/// 100 to 2 900 levels deep (`levels` picks how deep): within `retain`'s
+/// contracted depth of 3 000 (spec `wire.json.depth`).
+fn with_deep_member(snapshot: Json, choice: u8, levels: u8) -> Json {
+    let Json::Object(mut members) = snapshot else {
+        return snapshot;
+    };
+    if choice % 20 == 19 {
+        let levels = 100 + usize::from(levels) * 11;
+        members.push((
+            JsString::from("toolState"),
+            nested(Json::str("</deep>"), levels, choice),
+        ));
+    }
+    Json::Object(members)
 }
 
 /// Event types no generation knows: every one fails on them, outside the
@@ -365,16 +390,33 @@ fn prepare_input(bytes: &[u8], scope: Scope, reach: Reach, pre_step: bool) -> Js
         (JsString::from("config"), Json::Object(config)),
         (JsString::from("agent"), Json::Object(agent)),
     ];
+    // One case in twenty carries a member nested hundreds of levels deep
+    // that the answer copies, within the contracted depth of 1 500 levels
+    // (spec `wire.json.depth`): a message's `metadata`, a content block's
+    // `source`.
+    let deep = match (bytes.get(1), bytes.get(2)) {
+        (Some(choice), Some(levels)) if choice % 20 == 19 => Some(nested(
+            Json::str("</deep>"),
+            100 + usize::from(*levels) * 5,
+            *choice,
+        )),
+        _ => None,
+    };
     if pre_step {
-        input.push((
-            JsString::from("messages"),
-            Json::Array(turn(&case, bytes.first().copied().unwrap_or(0))),
-        ));
+        let mut messages = turn(&case, bytes.first().copied().unwrap_or(0));
+        if let (Some(deep), Some(Json::Object(first))) = (deep, messages.first_mut()) {
+            first.push((JsString::from("metadata"), deep));
+        }
+        input.push((JsString::from("messages"), Json::Array(messages)));
     } else {
-        input.push((
-            JsString::from("content"),
-            Json::Array(vec![text_block("what changed?")]),
-        ));
+        let mut content = vec![text_block("what changed?")];
+        if let Some(deep) = deep {
+            content.push(Json::object([
+                ("type", Json::str("image")),
+                ("source", deep),
+            ]));
+        }
+        input.push((JsString::from("content"), Json::Array(content)));
         input.push((JsString::from("references"), case.references_json()));
     }
     input.push((JsString::from("sessions"), case.sessions_json()));

@@ -1165,7 +1165,10 @@ mod tests {
             assert!(parse(bad).is_err(), "{bad:?} parsed");
         }
         let deep = "[".repeat(MAX_DEPTH + 1);
-        assert!(parse(&deep).is_err());
+        assert!(parse(&deep).is_err_and(|error| error.is_too_deep()));
+        // wire.json.depth: exactly MAX_DEPTH levels are read.
+        let deepest = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(parse(&deepest).is_ok());
     }
 
     proptest::proptest! {

@@ -41,7 +41,7 @@ pub use grammar::{
 };
 pub use rank::{compare_utf16, rank_candidates, score_candidate, to_lower, DIRECTORY_BONUS};
 pub use search::{
-    FileIndex, FileSearchConfig, WorkspaceFileSearch, DEFAULT_EXCLUDED_DIRECTORIES,
+    CheckedConfig, FileIndex, FileSearchConfig, WorkspaceFileSearch, DEFAULT_EXCLUDED_DIRECTORIES,
     DEFAULT_MAX_ENTRIES, DEFAULT_MAX_RESULTS,
 };
 pub use tree::{TempTree, TreePlan};

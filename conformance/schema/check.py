@@ -212,7 +212,7 @@ def main():
 
 def main_with_deep_stack():
     """Runs main() where Python's recursive JSON reader and the schema
-    validator reach the depth vectors (spec wire.json.depth: 3 000 levels):
+    validator reach the depth vectors (spec wire.json.depth: 1 500 levels):
     a higher recursion limit, on a thread with the stack for it."""
     import threading
 

@@ -18,7 +18,7 @@ use std::fmt;
 
 /// Deepest nesting [`parse`] accepts, arrays and objects counted from the
 /// outermost (spec `wire.json.depth`): beyond every op's contracted depth
-/// (3 000). Deeper input is an error, never a stack overflow: every walk
+/// (1 500). Deeper input is an error, never a stack overflow: every walk
 /// of a tree recurses at most this deep, which the adapter's thread has
 /// the stack for ([`STACK_BYTES`]).
 pub const MAX_DEPTH: usize = 10_000;

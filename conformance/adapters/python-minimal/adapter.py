@@ -121,7 +121,7 @@ def main():
 
 def main_with_deep_stack():
     """Serves where json.loads and json.dumps reach every op's contracted
-    depth (spec wire.json.depth: 3 000 levels): both recurse, so Python's
+    depth (spec wire.json.depth: 1 500 levels): both recurse, so Python's
     default recursion limit of 1 000 fails the depth vectors. A higher
     limit alone would overflow the interpreter's C stack: the loop runs on
     a thread with a stack to match."""

@@ -263,14 +263,14 @@ fn retain_input(bytes: &[u8], scope: Scope, reach: Reach) -> Json {
 }
 
 /// `snapshot` with, for one `choice` in 20, a member no op reads nested
-/// 100 to 2 900 levels deep (`levels` picks how deep): within `retain`'s
-/// contracted depth of 3 000 (spec `wire.json.depth`).
+/// 100 to 1 375 levels deep (`levels` picks how deep): within the
+/// contracted depth of 1 500 (spec `wire.json.depth`).
 fn with_deep_member(snapshot: Json, choice: u8, levels: u8) -> Json {
     let Json::Object(mut members) = snapshot else {
         return snapshot;
     };
     if choice % 20 == 19 {
-        let levels = 100 + usize::from(levels) * 11;
+        let levels = 100 + usize::from(levels) * 5;
         members.push((
             JsString::from("toolState"),
             nested(Json::str("</deep>"), levels, choice),

@@ -249,3 +249,32 @@ fn probing_costs_a_passing_run_nothing_and_any_run_at_most_a_fifth() {
         "{probes} probe requests for {run} vectors"
     );
 }
+
+#[test]
+fn a_port_that_fails_at_a_thousand_levels_fails_the_depth_vectors() {
+    // wire.json.depth: a port whose JSON reader recurses (Python's
+    // `json.loads` on the default recursion limit); the fixture answers
+    // INTERNAL from 1 000 levels on.
+    let report = json_report(
+        "recursion-limit",
+        &["conformance", "--impl", &port(), "--filter", "wire.*"],
+    );
+    let failed: Vec<String> = report
+        .get("results")
+        .and_then(Json::as_array)
+        .expect("results")
+        .iter()
+        .filter(|result| result.get("status") == Some(&Json::str("failed")))
+        .filter_map(|result| result.get("id").and_then(Json::as_string))
+        .collect();
+    assert_eq!(failed.len(), 16, "{failed:?}");
+    assert!(
+        failed.iter().all(|id| id.starts_with("wire.depth.")),
+        "{failed:?}"
+    );
+    let failing_rules = report
+        .get("failingRules")
+        .map(json::to_wire)
+        .unwrap_or_default();
+    assert!(failing_rules.contains("wire.json.depth"), "{failing_rules}");
+}

@@ -38,6 +38,15 @@ impl SessionRecord {
         self.title.as_ref().unwrap_or(&self.id)
     }
 
+    /// The label a remote candidate's mention shows: rc.8's label, the
+    /// newest generation's display title (spec `candidates.remote`).
+    pub fn mention_label(&self, generation: Generation) -> &JsString {
+        match generation {
+            Generation::Rc8 => self.label(),
+            Generation::Newest => self.display_title(),
+        }
+    }
+
     /// `displayTitle`: the subagent label when recorded, else the label
     /// (spec `candidates.v2.display-title`).
     pub fn display_title(&self) -> &JsString {
@@ -86,10 +95,7 @@ impl Candidate<'_> {
             members.push((JsString::from("createdAt"), created_at.clone()));
         }
         if with_mention {
-            let label = match generation {
-                Generation::Rc8 => record.label(),
-                Generation::Newest => record.display_title(),
-            };
+            let label = record.mention_label(generation);
             let text = mention::format(record.id.units(), Some(label.units()));
             members.push((JsString::from("mention"), Json::String(text)));
         }
@@ -534,6 +540,12 @@ impl CandidateIndex {
 
 /// The first occurrence of `needle` in `haystack` at or after `from`.
 /// Fields are short, so a direct scan beats a prepared searcher.
+/// Whether `text`, lower-cased, contains `lowered` (rc.8's match of a
+/// query, spec `candidates.v1.match`), as the index finds it.
+pub fn contains_lowered(text: &[u16], lowered: &[u16]) -> bool {
+    find(&to_lower(text), lowered, 0).is_some()
+}
+
 fn find<T: Unit>(haystack: &[T], needle: &[T], from: usize) -> Option<usize> {
     let first = *needle.first()?;
     let last_start = haystack.len().checked_sub(needle.len())?;

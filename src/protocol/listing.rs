@@ -12,7 +12,7 @@
 
 use super::wire::Outcome;
 use crate::config::Generation;
-use crate::discovery::sessions::{Candidate, SessionRecord};
+use crate::discovery::sessions::{contains_lowered, Candidate, SessionRecord};
 use crate::js::case::to_lower;
 use crate::js::json::Json;
 use crate::js::{push_slot, JsString};
@@ -40,8 +40,7 @@ const VACANT_RECORD: SessionRecord = SessionRecord {
     subagent_label: None,
 };
 
-/// The unit stand-ins are made of: a lone low surrogate, then the record's
-/// position, so that each is its own.
+/// The unit stand-ins are made of, a lone low surrogate ([`Builder::finish`]).
 const STAND_IN_UNIT: u16 = 0xDFFF;
 
 /// A listed session's `id` and `title` as given, before they reach a record.
@@ -103,7 +102,7 @@ impl Records {
     }
 
     fn borrow(entries: &[Json], agent_id: Option<&Json>) -> Result<Records, Outcome> {
-        let mut builder = Builder::new(entries.iter(), agent_id);
+        let mut builder = Builder::new(entries.len(), agent_id);
         for entry in entries {
             let text = |name: &str| entry.get(name).and_then(Json::as_js_str).cloned();
             let record = push_slot(&mut builder.records, VACANT_RECORD);
@@ -122,7 +121,7 @@ impl Records {
     /// the whole record was a tenth of the op's time). A later member of a
     /// name replaces an earlier one: `JSON.parse` keeps the last.
     fn take(entries: &mut [Json], agent_id: Option<&Json>) -> Result<Records, Outcome> {
-        let mut builder = Builder::new(entries.iter(), agent_id);
+        let mut builder = Builder::new(entries.len(), agent_id);
         for entry in entries.iter_mut() {
             let record = push_slot(&mut builder.records, VACANT_RECORD);
             let mut id = None;
@@ -166,11 +165,7 @@ impl Records {
             return Err(not_text());
         }
         let needle = to_lower(query);
-        let holds = |text: &JsString| {
-            to_lower(text.units())
-                .windows(needle.len())
-                .any(|window| window == needle.as_slice())
-        };
+        let holds = |text: &JsString| contains_lowered(text.units(), &needle);
         for record in &self.records {
             if self.stand_ins.listed(&record.id).is_some() {
                 return Err(not_text());
@@ -226,10 +221,7 @@ impl StandIns {
             return Ok(json);
         }
         let record = candidate.record;
-        let mention_label = match generation {
-            Generation::Rc8 => record.label(),
-            Generation::Newest => record.display_title(),
-        };
+        let mention_label = record.mention_label(generation);
         if remote && self.listed(mention_label).is_some() {
             return Err(Outcome::internal(
                 "a candidate's label is not a string: its mention cannot escape it",
@@ -253,54 +245,38 @@ impl StandIns {
     }
 }
 
-/// Builds [`Records`], giving each listed value of another type a stand-in.
+/// Builds [`Records`], giving each listed value of another type a stand-in
+/// once the whole listing is read (its length depends on every string).
 struct Builder {
     records: Vec<SessionRecord>,
-    stand_ins: Vec<(JsString, Json)>,
-    /// The length every stand-in starts with: longer than every string
-    /// of the listing and the agent's id.
-    stand_in_length: usize,
+    /// The listed values of another type than string: the record, whether
+    /// it is the title (else the id), the value.
+    others: Vec<(usize, bool, Json)>,
+    /// The longest string of the listing's ids and titles and the agent's id.
+    longest: usize,
     agent_id: Option<Json>,
 }
 
 impl Builder {
-    fn new<'j>(
-        entries: impl ExactSizeIterator<Item = &'j Json>,
-        agent_id: Option<&Json>,
-    ) -> Builder {
-        let length =
-            |value: Option<&Json>| value.and_then(Json::as_js_str).map_or(0, JsString::len);
-        let count = entries.len();
-        let longest = entries
-            .flat_map(|entry| [length(entry.get("id")), length(entry.get("title"))])
-            .chain([length(agent_id)])
-            .max()
-            .unwrap_or(0);
+    fn new(count: usize, agent_id: Option<&Json>) -> Builder {
         Builder {
             records: Vec::with_capacity(count),
-            stand_ins: Vec::new(),
-            stand_in_length: longest + 1,
+            others: Vec::new(),
+            longest: agent_id.and_then(Json::as_js_str).map_or(0, JsString::len),
             agent_id: agent_id.cloned(),
         }
     }
 
-    fn stand_in(&mut self, value: Json) -> JsString {
-        let mut units = vec![STAND_IN_UNIT; self.stand_in_length];
-        units.extend(self.stand_ins.len().to_string().encode_utf16());
-        let stand_in = JsString::from_units(units);
-        self.stand_ins.push((stand_in.clone(), value));
-        stand_in
-    }
-
     /// Gives the last record its `id` and `title` as listed: a string as it
-    /// is, another value a stand-in. A record whose listed id equals the
-    /// agent's (`record.id !== agent.id` is false for a number, a boolean or
-    /// null equal to it) is taken back out.
+    /// is, another value a stand-in (see [`Builder::finish`]). A record
+    /// whose listed id equals the agent's (`record.id !== agent.id` is false
+    /// for a number, a boolean or null equal to it) is taken back out.
     fn settle_last(
         &mut self,
         id: Option<Listed<'_>>,
         title: Option<Listed<'_>>,
     ) -> Result<(), Outcome> {
+        let index = self.records.len().saturating_sub(1);
         let id = match id {
             None => return Err(Outcome::internal("a session has no id")),
             Some(Listed::Taken(Json::String(id))) => id,
@@ -314,18 +290,23 @@ impl Builder {
                     self.records.pop();
                     return Ok(());
                 }
-                self.stand_in(listed.into_value())
+                self.others.push((index, false, listed.into_value()));
+                JsString::EMPTY
             }
         };
         // A null title is no title (`title ?? id`).
-        let title = match title {
-            None => None,
-            Some(listed) => match listed.into_value() {
-                Json::Null => None,
-                Json::String(title) => Some(title),
-                value => Some(self.stand_in(value)),
-            },
+        let title = match title.map(Listed::into_value) {
+            None | Some(Json::Null) => None,
+            Some(Json::String(title)) => Some(title),
+            Some(value) => {
+                self.others.push((index, true, value));
+                Some(JsString::EMPTY)
+            }
         };
+        self.longest = self
+            .longest
+            .max(id.len())
+            .max(title.as_ref().map_or(0, JsString::len));
         if let Some(record) = self.records.last_mut() {
             record.id = id;
             record.title = title;
@@ -333,18 +314,34 @@ impl Builder {
         Ok(())
     }
 
-    fn finish(self) -> Records {
+    /// The records with a stand-in for each listed value of another type:
+    /// a run of [`STAND_IN_UNIT`] longer than every string of the listing
+    /// and the agent's id, then the value's position, so that it equals
+    /// none of them and no other stand-in.
+    fn finish(mut self) -> Records {
+        let run = vec![STAND_IN_UNIT; self.longest + 1];
+        let mut values = Vec::with_capacity(self.others.len());
+        for (position, (index, is_title, value)) in self.others.into_iter().enumerate() {
+            let mut units = run.clone();
+            units.extend(position.to_string().encode_utf16());
+            let stand_in = JsString::from_units(units);
+            if let Some(record) = self.records.get_mut(index) {
+                if is_title {
+                    record.title = Some(stand_in.clone());
+                } else {
+                    record.id = stand_in.clone();
+                }
+            }
+            values.push((stand_in, value));
+        }
         let agent_id = match &self.agent_id {
             Some(Json::String(id)) => id.clone(),
             // No listed string equals a string this long.
-            _ => JsString::from_units(vec![STAND_IN_UNIT; self.stand_in_length]),
+            _ => JsString::from_units(run),
         };
         Records {
             records: self.records,
-            stand_ins: StandIns {
-                agent_id,
-                values: self.stand_ins,
-            },
+            stand_ins: StandIns { agent_id, values },
         }
     }
 }

@@ -11,7 +11,7 @@ use common::Rng;
 use session_words::SESSION_WORDS;
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
-use dsh_session_reference::config::Generation;
+use dsh_session_reference::features::Features;
 use dsh_session_reference::discovery::sessions::{CandidateIndex, SessionRecord};
 use dsh_session_reference::{JsString, Json};
 use std::time::Duration;
@@ -50,7 +50,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("candidates/100k");
     group.warm_up_time(Duration::from_millis(500));
     group.measurement_time(Duration::from_secs(2));
-    for generation in [Generation::Newest, Generation::Rc8] {
+    for (release, features) in [("newest", Features::NEWEST), ("rc8", Features::RC8)] {
         // Empty; 1, 4, 8 and 12 characters matching as prefixes and word
         // starts; a scattered subsequence that matches nothing better, so no
         // candidate can be skipped; and a query matching nothing.
@@ -64,11 +64,11 @@ fn bench(c: &mut Criterion) {
             ("no-match", "zzzz"),
         ] {
             let units: Vec<u16> = query.encode_utf16().collect();
-            let id = BenchmarkId::new(generation.name(), case);
+            let id = BenchmarkId::new(release, case);
             group.bench_with_input(id, &units, |b, units| {
                 b.iter(|| {
                     index
-                        .list(&agent, Some(&cwd), black_box(units), 50, generation)
+                        .list(&agent, Some(&cwd), black_box(units), 50, features)
                         .len()
                 })
             });

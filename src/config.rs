@@ -1,6 +1,8 @@
 //! Configuration of session references and its validation (spec `config.*`).
 
 use crate::error::{Error, ErrorCode};
+use crate::features::Features;
+use crate::js::coerce::to_number;
 use crate::js::json::Json;
 
 /// The hard maximum of references one message may carry.
@@ -14,67 +16,11 @@ pub const DEFAULT_REFERENCE_CONTEXT_FRACTION: f64 = 0.2;
 /// Largest integer a JavaScript number holds exactly: `Number.MAX_SAFE_INTEGER`.
 pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
-/// Which upstream generation to behave as (spec `protocol.features`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Generation {
-    /// The npm package rc.8: fixed budgets, no omission notices, no
-    /// `capturedFormatVersion`, developer/system events fail, substring
-    /// discovery.
-    Rc8,
-    /// The newest upstream generation (the default).
-    #[default]
-    Newest,
-}
-
-impl Generation {
-    /// Both generations, newest first.
-    pub const ALL: [Generation; 2] = [Generation::Newest, Generation::Rc8];
-
-    /// The protocol features this generation implements.
-    pub fn features(self) -> &'static [&'static str] {
-        match self {
-            Generation::Rc8 => &[
-                "uri",
-                "mention",
-                "json",
-                "retain",
-                "prepare-v1",
-                "pre-step-v1",
-                "config-v1",
-                "candidates-v1",
-                "files",
-            ],
-            Generation::Newest => &[
-                "uri",
-                "mention",
-                "json",
-                "retain",
-                "surface-v2",
-                "prepare-v2",
-                "pre-step-v2",
-                "config-v2",
-                "config-fraction-type",
-                "candidates-v2",
-                "candidates-fuzzy",
-                "files",
-            ],
-        }
-    }
-
-    /// Its name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Generation::Rc8 => "rc8",
-            Generation::Newest => "newest",
-        }
-    }
-}
-
 /// A validated configuration.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Config {
-    /// The generation whose behaviour preparation follows.
-    pub generation: Generation,
+    /// The behaviours preparation follows.
+    pub features: Features,
     /// Distinct references allowed per message, 1 to 3.
     pub max_references: usize,
     /// Discovery candidates returned by default.
@@ -88,7 +34,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            generation: Generation::Newest,
+            features: Features::NEWEST,
             max_references: MAX_REFERENCES,
             candidate_limit: DEFAULT_CANDIDATE_LIMIT,
             max_reference_bytes: None,
@@ -117,8 +63,11 @@ impl Config {
     /// the order maxReferences, candidateLimit, maxReferenceBytes (spec
     /// `config.positive-integers`), then the maximum of references (spec
     /// `config.max-references`), then the fraction (spec `config.fraction`).
-    /// rc.8 defaults `maxReferenceBytes` to 64 KiB and knows no fraction.
-    pub fn from_json(config: Option<&Json>, generation: Generation) -> Result<Config, Error> {
+    /// Without `automatic-budget`, `maxReferenceBytes` defaults to 64 KiB;
+    /// without `context-fraction` the fraction is not read; with it but
+    /// without `config-fraction-type`, a fraction of another type is read
+    /// as JavaScript compares it (`config.fraction-type`).
+    pub fn from_json(config: Option<&Json>, features: Features) -> Result<Config, Error> {
         let member = |name: &str| {
             config
                 .and_then(|config| config.get(name))
@@ -137,29 +86,30 @@ impl Config {
         let max_references = integer("maxReferences", Some(MAX_REFERENCES as u64))?.unwrap_or(3);
         let candidate_limit =
             integer("candidateLimit", Some(DEFAULT_CANDIDATE_LIMIT))?.unwrap_or(50);
-        let fixed_default = match generation {
-            Generation::Rc8 => Some(DEFAULT_MAX_REFERENCE_BYTES),
-            Generation::Newest => None,
-        };
+        let fixed_default = (!features.automatic_budget).then_some(DEFAULT_MAX_REFERENCE_BYTES);
         let max_reference_bytes = integer("maxReferenceBytes", fixed_default)?;
         if max_references > MAX_REFERENCES as u64 {
             return Err(invalid(
                 "session-reference: maxReferences must not exceed 3".to_owned(),
             ));
         }
-        let reference_context_fraction = match member("referenceContextFraction") {
-            _ if generation == Generation::Rc8 => DEFAULT_REFERENCE_CONTEXT_FRACTION,
+        let fraction = match member("referenceContextFraction") {
+            _ if !features.context_fraction => DEFAULT_REFERENCE_CONTEXT_FRACTION,
             None => DEFAULT_REFERENCE_CONTEXT_FRACTION,
-            Some(Json::Number(f)) if (0.0..=1.0).contains(f) => *f,
-            Some(_) => {
-                return Err(invalid(
-                    "session-reference: referenceContextFraction must be between zero and one"
-                        .to_owned(),
-                ))
-            }
+            Some(Json::Number(f)) => *f,
+            Some(_) if features.fraction_type => f64::NAN,
+            // Upstream compares (and later multiplies) the value as it is.
+            Some(other) => to_number(Some(other)),
         };
+        if !(0.0..=1.0).contains(&fraction) {
+            return Err(invalid(
+                "session-reference: referenceContextFraction must be between zero and one"
+                    .to_owned(),
+            ));
+        }
+        let reference_context_fraction = fraction;
         Ok(Config {
-            generation,
+            features,
             max_references: max_references as usize,
             candidate_limit,
             max_reference_bytes,
@@ -258,7 +208,7 @@ mod tests {
     fn integers_are_checked_in_order() {
         let error = Config::from_json(
             Some(&parse(r#"{"maxReferences":4,"candidateLimit":0}"#).expect("json")),
-            Generation::Newest,
+            Features::NEWEST,
         )
         .expect_err("invalid");
         assert!(
@@ -268,7 +218,7 @@ mod tests {
         );
         assert!(Config::from_json(
             Some(&parse(r#"{"maxReferences":null}"#).expect("json")),
-            Generation::Rc8
+            Features::RC8
         )
         .is_ok());
     }

@@ -102,7 +102,7 @@
 //! # Discovery ([`discovery`])
 //!
 //! ```
-//! use dsh_session_reference::config::Generation;
+//! use dsh_session_reference::features::Features;
 //! use dsh_session_reference::discovery::sessions::{CandidateIndex, SessionRecord};
 //! use dsh_session_reference::JsString;
 //!
@@ -112,7 +112,7 @@
 //! };
 //! let index = CandidateIndex::new(vec![record("a", "airplane"), record("b", "plan"), record("c", "planning")]);
 //! let query: Vec<u16> = "plan".encode_utf16().collect();
-//! let found = index.list(&JsString::from("me"), None, &query, 50, Generation::Newest);
+//! let found = index.list(&JsString::from("me"), None, &query, 50, Features::NEWEST);
 //! let titles: Vec<String> = found.iter().map(|c| c.record.label().to_string_lossy()).collect();
 //! assert_eq!(titles, ["plan", "planning", "airplane"]);
 //! ```
@@ -138,6 +138,7 @@
 pub mod config;
 pub mod discovery;
 pub mod error;
+pub mod features;
 #[cfg(feature = "checks")]
 pub mod harness;
 pub mod js;

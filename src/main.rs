@@ -14,7 +14,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::{Parser, Subcommand};
-use dsh_session_reference::config::Generation;
+use dsh_session_reference::features::{self, Declared, Features};
 use dsh_session_reference::harness::commands::conformance::{self, ConformanceArgs};
 use dsh_session_reference::harness::commands::differential::{self, DifferentialArgs};
 use dsh_session_reference::harness::commands::{adapter, prepare, report, vectors, Exit};
@@ -54,9 +54,18 @@ enum Command {
     },
     /// Speak the adapter protocol on stdin/stdout with the reference.
     Adapter {
-        /// Behave as this upstream generation.
-        #[arg(long, value_parser = parse_generation, default_value = "newest")]
-        generation: Generation,
+        /// Behave as this upstream release (spec `releases.table`:
+        /// 0.1.0-rc.8, 0.1.2-rc.1, newer-62dde13e, newest).
+        #[arg(long, value_parser = parse_release, conflicts_with_all = ["features", "generation"])]
+        release: Option<Features>,
+        /// Behave with these features (comma-separated behaviours, or the
+        /// first vocabulary's names, as a port declares them).
+        #[arg(long, value_delimiter = ',', conflicts_with = "generation")]
+        features: Option<Vec<String>>,
+        /// The first command line's name for a release: `rc8` is
+        /// 0.1.0-rc.8, `newest` the newest.
+        #[arg(long, value_parser = parse_release, hide = true)]
+        generation: Option<Features>,
     },
     /// Show what a host would send to the model for one user message that
     /// mentions sessions stored as snapshot files (`*.json`) in a folder.
@@ -163,7 +172,15 @@ fn run(command: Command) -> Exit {
         Command::Vectors {
             command: VectorsCommand::Export { dir },
         } => vectors::export(&dir),
-        Command::Adapter { generation } => adapter::run(generation),
+        Command::Adapter {
+            release,
+            features,
+            generation,
+        } => adapter::run(match (release.or(generation), features) {
+            (Some(release), _) => release,
+            (None, Some(names)) => Declared::from_names(names.iter().map(String::as_str)).features,
+            (None, None) => Features::NEWEST,
+        }),
         Command::Prepare {
             text,
             sessions,
@@ -184,9 +201,11 @@ fn run(command: Command) -> Exit {
     }
 }
 
-fn parse_generation(name: &str) -> Result<Generation, String> {
-    Generation::ALL
-        .into_iter()
-        .find(|generation| generation.name() == name)
-        .ok_or_else(|| format!("unknown generation {name:?} (newest, rc8)"))
+fn parse_release(name: &str) -> Result<Features, String> {
+    features::release(name)
+        .map(|release| release.features)
+        .ok_or_else(|| {
+            let known: Vec<&str> = features::RELEASES.iter().map(|release| release.name).collect();
+            format!("unknown release {name:?} ({}, or rc8)", known.join(", "))
+        })
 }

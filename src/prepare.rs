@@ -1,9 +1,10 @@
 //! Preparation of one message's references: normalize, read, fit each
 //! source into its budget, and render the untrusted snapshot context
-//! (spec `prepare.*`). The newest upstream generation: omission notices,
-//! spills, `capturedFormatVersion`, automatic budgets.
+//! (spec `prepare.*`). The behaviours releases differ in are read from
+//! the configuration's [`Features`](crate::features::Features): omission
+//! notices, spills, `capturedFormatVersion`, automatic budgets.
 
-use crate::config::{budget, Config, Generation, ModelCatalog};
+use crate::config::{budget, Config, ModelCatalog};
 use crate::error::{Error, ErrorCode, Failure};
 use crate::js::json::{self, Json};
 use crate::js::JsString;
@@ -280,12 +281,15 @@ pub fn render(
     }
     prompt.push(']');
     prompt.push_str(PROMPT_SUFFIX);
-    let newest = config.generation == Generation::Newest;
+    let features = config.features;
+    // spec prepare.notice: only with `omission-notices`; the store only
+    // with `spill` (without it, storage is not configured).
+    let store = services.spill.filter(|_| features.spill);
     let notices: Vec<Json> = retained
         .iter()
         .enumerate()
-        .filter(|(_, source)| newest && source.stats.truncated)
-        .map(|(index, source)| notice(agent, index, source, services.spill))
+        .filter(|(_, source)| features.omission_notices && source.stats.truncated)
+        .map(|(index, source)| notice(agent, index, source, store))
         .collect();
     if !notices.is_empty() {
         prompt.push_str(OMISSIONS_HEADER);
@@ -293,7 +297,7 @@ pub fn render(
     }
     check_cancelled(services)?;
     Ok(Context {
-        source: source_record(&retained, newest),
+        source: source_record(&retained, features.captured_format_version),
         prompt,
     })
 }
@@ -301,7 +305,7 @@ pub fn render(
 /// `{kind, form, version, references}`; each reference
 /// `{sessionId, label, capturedFormatVersion?, capturedThroughSeq?, …stats, inputIndex}`
 /// (spec `prepare.source-record`, `prepare.captured-format-version`).
-fn source_record(retained: &[Retained<'_>], newest: bool) -> Json {
+fn source_record(retained: &[Retained<'_>], with_format_version: bool) -> Json {
     let references = retained
         .iter()
         .enumerate()
@@ -314,7 +318,7 @@ fn source_record(retained: &[Retained<'_>], newest: bool) -> Json {
                     Json::String(JsString::from_units(source.label.to_vec())),
                 ),
             ];
-            if let Some(version) = header.version.as_ref().filter(|_| newest) {
+            if let Some(version) = header.version.as_ref().filter(|_| with_format_version) {
                 members.push((JsString::from("capturedFormatVersion"), version.clone()));
             }
             if let Some(seq) = &source.snapshot.captured_through_seq {

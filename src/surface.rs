@@ -2,7 +2,8 @@
 //! host's session query returns for one id, and the [`SessionReader`] trait
 //! through which preparation reads it.
 
-use crate::config::{Generation, MAX_SAFE_INTEGER};
+use crate::config::MAX_SAFE_INTEGER;
+use crate::features::Features;
 use crate::error::Failure;
 use crate::js::json::{self, Json};
 use crate::js::JsString;
@@ -60,8 +61,8 @@ pub struct Snapshot {
     /// The header.
     pub session: SessionHeader,
     /// The sequence number of the last raw log event; `None` when the member
-    /// is absent (it then disappears from serialized data). In the newest
-    /// generation it is `null` or a non-negative safe integer (spec
+    /// is absent (it then disappears from serialized data). With
+    /// `seq-domain` it is `null` or a non-negative safe integer (spec
     /// `surface.captured-through-seq`).
     pub captured_through_seq: Option<Json>,
     /// The folded surface events in order.
@@ -73,17 +74,17 @@ impl Snapshot {
     /// (a missing source, content that is not an array) and unknown event
     /// types are failures outside the contract (spec `surface.unknown-event`).
     pub fn from_json(value: &Json) -> Result<Snapshot, Failure> {
-        Snapshot::from_json_in(value, Generation::Newest)
+        Snapshot::from_json_in(value, Features::NEWEST)
     }
 
-    /// [`Snapshot::from_json`] as `generation` reads it: rc.8 fails on
-    /// developer and system messages (spec `surface.developer-system`) and
-    /// copies any `capturedThroughSeq`; the newest generation fails on a
-    /// `capturedThroughSeq` that is present and neither `null` nor a
-    /// session sequence number (spec `surface.seq-outside-domain`). Both
-    /// are failures outside the contract, reported when the reference is
-    /// retained (`prepare.budget-exceeded`).
-    pub fn from_json_in(value: &Json, generation: Generation) -> Result<Snapshot, Failure> {
+    /// [`Snapshot::from_json`] with `features`: without
+    /// `developer-events-ignored` developer and system messages fail (spec
+    /// `surface.developer-system`); with `seq-domain` a `capturedThroughSeq`
+    /// that is present and neither `null` nor a session sequence number
+    /// fails (spec `surface.seq-outside-domain`), without it any value is
+    /// copied. Both are failures outside the contract, reported when the
+    /// reference is retained (`prepare.budget-exceeded`).
+    pub fn from_json_in(value: &Json, features: Features) -> Result<Snapshot, Failure> {
         let internal = |what: &str| Failure::Internal(format!("malformed snapshot: {what}"));
         let session = value
             .get("session")
@@ -104,10 +105,10 @@ impl Snapshot {
             .and_then(Json::as_array)
             .ok_or_else(|| internal("events is not an array"))?
             .iter()
-            .map(|event| event_from_json(event, generation))
+            .map(|event| event_from_json(event, features))
             .collect::<Result<_, _>>()?;
         let captured_through_seq = value.get("capturedThroughSeq").cloned();
-        if let (Generation::Newest, Some(seq)) = (generation, &captured_through_seq) {
+        if let (true, Some(seq)) = (features.seq_domain, &captured_through_seq) {
             if *seq != Json::Null && !is_session_seq(seq) {
                 return Err(Failure::Internal(format!(
                     "SessionSeq must be a non-negative safe integer, got {}",
@@ -130,7 +131,7 @@ pub fn is_session_seq(value: &Json) -> bool {
         if n.fract() == 0.0 && *n >= 0.0 && n.is_sign_positive() && *n <= MAX_SAFE_INTEGER)
 }
 
-fn event_from_json(event: &Json, generation: Generation) -> Result<SurfaceEvent, Failure> {
+fn event_from_json(event: &Json, features: Features) -> Result<SurfaceEvent, Failure> {
     // Compared as code units: no Rust string is built for the event type.
     let kind = event.get("type").and_then(Json::as_js_str);
     let kind = [
@@ -166,7 +167,7 @@ fn event_from_json(event: &Json, generation: Generation) -> Result<SurfaceEvent,
             })
         }
         "tool/result" => Ok(SurfaceEvent::Ignored),
-        "developer/message" | "system/message" if generation == Generation::Newest => {
+        "developer/message" | "system/message" if features.developer_events_ignored => {
             Ok(SurfaceEvent::Ignored)
         }
         _ => Err(Failure::Internal(format!(
@@ -232,21 +233,18 @@ pub trait SessionReader {
 /// `sessions` input). An id that is not a member fails its read.
 pub struct JsonSessions<'a> {
     sessions: &'a Json,
-    generation: Generation,
+    features: Features,
 }
 
 impl<'a> JsonSessions<'a> {
     /// Reads from `sessions` (an object; anything else has no sessions).
     pub fn new(sessions: &'a Json) -> Self {
-        Self::in_generation(sessions, Generation::Newest)
+        Self::with_features(sessions, Features::NEWEST)
     }
 
-    /// Reads snapshots as `generation` does.
-    pub fn in_generation(sessions: &'a Json, generation: Generation) -> Self {
-        Self {
-            sessions,
-            generation,
-        }
+    /// Reads snapshots with `features` ([`Snapshot::from_json_in`]).
+    pub fn with_features(sessions: &'a Json, features: Features) -> Self {
+        Self { sessions, features }
     }
 }
 
@@ -267,7 +265,7 @@ impl SessionReader for JsonSessions<'_> {
                 .unwrap_or_default();
             return Err(ReadError::Failed(message));
         }
-        Snapshot::from_json_in(entry, self.generation)
+        Snapshot::from_json_in(entry, self.features)
             .map(Arc::new)
             .map_err(ReadError::Malformed)
     }
@@ -329,11 +327,11 @@ mod tests {
     #[test]
     fn the_newest_generation_reads_only_session_sequence_numbers() {
         for seq in ["0", "7", "9007199254740991", "null"] {
-            let read = Snapshot::from_json_in(&with_seq(Some(seq)), Generation::Newest);
+            let read = Snapshot::from_json_in(&with_seq(Some(seq)), Features::NEWEST);
             assert!(read.is_ok(), "{seq}");
         }
         assert_eq!(
-            Snapshot::from_json_in(&with_seq(None), Generation::Newest)
+            Snapshot::from_json_in(&with_seq(None), Features::NEWEST)
                 .unwrap()
                 .captured_through_seq,
             None
@@ -348,10 +346,10 @@ mod tests {
             "true",
             "[]",
         ] {
-            let read = Snapshot::from_json_in(&with_seq(Some(seq)), Generation::Newest);
+            let read = Snapshot::from_json_in(&with_seq(Some(seq)), Features::NEWEST);
             assert!(matches!(read, Err(Failure::Internal(_))), "{seq}");
             // rc.8 copies whatever it is given.
-            let read = Snapshot::from_json_in(&with_seq(Some(seq)), Generation::Rc8).unwrap();
+            let read = Snapshot::from_json_in(&with_seq(Some(seq)), Features::RC8).unwrap();
             assert!(read.captured_through_seq.is_some(), "{seq}");
         }
     }

@@ -1,9 +1,9 @@
 //! Every conformance vector as its own named test, run in process against
-//! the reference in each generation that declares one of the vector's
-//! features; plus the whole suite through the reference adapter over a real
-//! pipe, once per generation, which exercises the wire path end to end.
+//! the reference in each release whose behaviours the vector runs on;
+//! plus the whole suite through the reference adapter over a real pipe,
+//! once per release, which exercises the wire path end to end.
 
-use dsh_session_reference::config::Generation;
+use dsh_session_reference::features::{Declared, Release, RELEASES};
 use dsh_session_reference::harness::runner::adapter::{External, Implementation};
 use dsh_session_reference::harness::runner::vectors::{Suite, Vector};
 use dsh_session_reference::harness::runner::{self, Selection, Status};
@@ -17,20 +17,17 @@ fn suite() -> Suite {
     Suite::load(&dir).unwrap_or_else(|error| panic!("cannot load vectors: {error}"))
 }
 
-fn declared(generation: Generation, vector: &Vector) -> bool {
-    vector
-        .features
-        .iter()
-        .any(|feature| generation.features().contains(&feature.as_str()))
+fn declared(release: &Release, vector: &Vector) -> bool {
+    Declared::release(release).satisfies(&vector.op, &vector.features)
 }
 
-fn pipe_trial(suite: Arc<Suite>, generation: Generation) -> Trial {
-    let name = format!("pipe::reference-adapter-{}", generation.name());
+fn pipe_trial(suite: Arc<Suite>, release: &'static Release) -> Trial {
+    let name = format!("pipe::reference-adapter-{}", release.name);
     Trial::test(name, move || {
         let command = format!(
-            "'{}' adapter --generation {}",
+            "'{}' adapter --release {}",
             env!("CARGO_BIN_EXE_dsh-session-reference"),
-            generation.name()
+            release.name
         );
         let mut adapter = External::new(&command, Duration::from_secs(20));
         let description = adapter.describe()?;
@@ -43,7 +40,7 @@ fn pipe_trial(suite: Arc<Suite>, generation: Generation) -> Trial {
         );
         let expected = suite
             .vectors()
-            .filter(|(_, v)| declared(generation, v))
+            .filter(|(_, v)| declared(release, v))
             .count();
         let failures: Vec<String> = report
             .results
@@ -79,8 +76,8 @@ fn main() {
             })
         })
         .collect();
-    for generation in Generation::ALL {
-        trials.push(pipe_trial(Arc::clone(&suite), generation));
+    for release in RELEASES {
+        trials.push(pipe_trial(Arc::clone(&suite), release));
     }
     libtest_mimic::run(&arguments, trials).exit();
 }

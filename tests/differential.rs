@@ -3,7 +3,7 @@
 //! interesting outcomes, that it finds and shrinks a disagreement, and that a
 //! comparison across generations hides exactly the newer one's additions.
 
-use dsh_session_reference::config::Generation;
+use dsh_session_reference::features::Features;
 use dsh_session_reference::harness::runner::adapter::{
     BuiltIn, Description, External, Implementation,
 };
@@ -24,8 +24,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-fn describe(generation: Generation) -> Description {
-    BuiltIn(generation)
+fn describe(features: Features) -> Description {
+    BuiltIn(features)
         .describe()
         .expect("the reference describes itself")
 }
@@ -80,8 +80,8 @@ impl Implementation for ChopsLabels {
 fn the_two_generations_of_the_reference_agree_on_what_both_define() {
     // runner.differential
     let plan = plan(
-        &describe(Generation::Newest),
-        &describe(Generation::Rc8),
+        &describe(Features::NEWEST),
+        &describe(Features::RC8),
         None,
     );
     let mixed: Vec<&str> = plan.mixed.iter().map(|(op, _)| op.as_str()).collect();
@@ -99,8 +99,8 @@ fn the_two_generations_of_the_reference_agree_on_what_both_define() {
     assert!(plan.left_out.is_empty(), "{:?}", plan.left_out);
     let summary = differential::run(
         &plan,
-        &mut BuiltIn(Generation::Newest),
-        &mut BuiltIn(Generation::Rc8),
+        &mut BuiltIn(Features::NEWEST),
+        &mut BuiltIn(Features::RC8),
         &Options::new(1300, 7),
         |_| {},
     );
@@ -112,13 +112,13 @@ fn the_two_generations_of_the_reference_agree_on_what_both_define() {
 #[test]
 fn a_broken_rule_is_found_and_shrunk() {
     // runner.differential
-    let newest = describe(Generation::Newest);
+    let newest = describe(Features::NEWEST);
     let only = ["mention/parse".to_owned()];
     let plan = plan(&newest, &newest, Some(&only));
     let summary = differential::run(
         &plan,
-        &mut BuiltIn(Generation::Newest),
-        &mut ChopsLabels(BuiltIn(Generation::Newest)),
+        &mut BuiltIn(Features::NEWEST),
+        &mut ChopsLabels(BuiltIn(Features::NEWEST)),
         &Options::new(300, 3),
         |_| {},
     );
@@ -151,7 +151,7 @@ fn a_broken_rule_is_found_and_shrunk() {
 #[test]
 fn the_same_seed_sends_the_same_requests() {
     // runner.differential
-    let strategy = input_strategy("prepare", Scope::V2).expect("prepare is generated");
+    let strategy = input_strategy("prepare", Scope::of(Features::NEWEST)).expect("prepare is generated");
     let draw = |seed: u64| {
         let config = proptest::test_runner::Config::default();
         let mut runner = TestRunner::new_with_rng(
@@ -175,7 +175,7 @@ fn outcome_classes(op: &str, scope: Scope, cases: usize) -> BTreeMap<String, usi
     let mut classes = BTreeMap::new();
     for _ in 0..cases {
         let input = strategy.new_tree(&mut runner).expect("tree").current();
-        let class = match BuiltIn(Generation::Newest).call(op, &input) {
+        let class = match BuiltIn(Features::NEWEST).call(op, &input) {
             Ok(Outcome::Output(Json::Null)) => "null".to_owned(),
             Ok(Outcome::Output(Json::Array(items))) if items.is_empty() => "[]".to_owned(),
             Ok(Outcome::Output(output)) => {
@@ -199,7 +199,7 @@ fn generated_requests_reach_every_kind_of_outcome() {
     // runner.differential: a generator that only ever produced errors (or
     // only small snapshots that fit) would agree on everything and prove
     // nothing.
-    let prepare = outcome_classes("prepare", Scope::V2, 600);
+    let prepare = outcome_classes("prepare", Scope::of(Features::NEWEST), 600);
     for class in [
         "output",
         "output with omissions",
@@ -216,7 +216,7 @@ fn generated_requests_reach_every_kind_of_outcome() {
     }
     // One retain request in 32 carries an event of an unknown type, and
     // fails (INTERNAL).
-    let retain = outcome_classes("retain", Scope::V1, 300);
+    let retain = outcome_classes("retain", Scope::of(Features::RC8), 300);
     assert!(retain.get("null").copied().unwrap_or(0) >= 10, "{retain:?}");
     assert!(
         retain.get("output").copied().unwrap_or(0) >= 90,
@@ -226,10 +226,10 @@ fn generated_requests_reach_every_kind_of_outcome() {
         retain.get("INTERNAL").copied().unwrap_or(0) >= 3,
         "{retain:?}"
     );
-    let files = outcome_classes("files/list", Scope::V1, 200);
+    let files = outcome_classes("files/list", Scope::of(Features::RC8), 200);
     assert!(files.get("output").copied().unwrap_or(0) >= 80, "{files:?}");
     assert!(files.get("[]").copied().unwrap_or(0) >= 10, "{files:?}");
-    let candidates = outcome_classes("candidates/list", Scope::V2, 300);
+    let candidates = outcome_classes("candidates/list", Scope::of(Features::NEWEST), 300);
     assert!(
         candidates.get("output").copied().unwrap_or(0) >= 80,
         "{candidates:?}"
@@ -242,7 +242,7 @@ fn generated_requests_reach_every_kind_of_outcome() {
             >= 5,
         "requests carry a config now and then: {candidates:?}"
     );
-    let decode = outcome_classes("uri/decode", Scope::V1, 300);
+    let decode = outcome_classes("uri/decode", Scope::of(Features::RC8), 300);
     assert!(
         decode.get("output").copied().unwrap_or(0) >= 50,
         "{decode:?}"
@@ -270,7 +270,7 @@ fn across_generations_only_the_newer_additions_are_hidden() {
     .expect("test JSON");
     let agree = differential::compare(
         "prepare",
-        Scope::Common,
+        Scope::between("prepare", Features::NEWEST, Features::RC8),
         Ok(Outcome::Output(newer.clone())),
         Ok(Outcome::Output(older.clone())),
         ["", ""],
@@ -279,7 +279,7 @@ fn across_generations_only_the_newer_additions_are_hidden() {
     // Within one generation nothing is hidden.
     assert!(differential::compare(
         "prepare",
-        Scope::V2,
+        Scope::of(Features::NEWEST),
         Ok(Outcome::Output(newer)),
         Ok(Outcome::Output(older.clone())),
         ["", ""],
@@ -289,7 +289,7 @@ fn across_generations_only_the_newer_additions_are_hidden() {
     let other = json::parse(&json::to_wire(&older).replace("PROMPT", "PROMPt")).expect("JSON");
     assert!(differential::compare(
         "prepare",
-        Scope::Common,
+        Scope::between("prepare", Features::NEWEST, Features::RC8),
         Ok(Outcome::Output(other)),
         Ok(Outcome::Output(older)),
         ["", ""],
@@ -303,7 +303,7 @@ fn across_generations_only_the_newer_additions_are_hidden() {
     let v1 = json::parse(r#"[{"sessionId":"s","label":"L","createdAt":1}]"#).expect("JSON");
     assert!(differential::compare(
         "candidates/list",
-        Scope::Common,
+        Scope::between("prepare", Features::NEWEST, Features::RC8),
         Ok(Outcome::Output(v2)),
         Ok(Outcome::Output(v1)),
         ["", ""],
@@ -317,14 +317,14 @@ fn across_generations_only_the_newer_additions_are_hidden() {
         })
     };
     assert!(
-        differential::compare("uri/decode", Scope::V1, error("X"), error("X"), ["", ""]).is_none()
+        differential::compare("uri/decode", Scope::of(Features::RC8), error("X"), error("X"), ["", ""]).is_none()
     );
     assert!(
-        differential::compare("uri/decode", Scope::V1, error("X"), error("Y"), ["", ""]).is_some()
+        differential::compare("uri/decode", Scope::of(Features::RC8), error("X"), error("Y"), ["", ""]).is_some()
     );
     assert!(differential::compare(
         "uri/decode",
-        Scope::V1,
+        Scope::of(Features::RC8),
         error("X"),
         Err("hung".into()),
         ["", ""]
@@ -335,11 +335,12 @@ fn across_generations_only_the_newer_additions_are_hidden() {
 #[test]
 fn ops_one_side_lacks_are_left_out_and_named() {
     // runner.differential
-    let newest = describe(Generation::Newest);
+    let newest = describe(Features::NEWEST);
     let uri_only = Description {
         name: "uri-only".to_owned(),
         version: "0".to_owned(),
         features: vec!["uri".to_owned()],
+        release: None,
         capabilities: Vec::new(),
     };
     let Plan {
@@ -356,7 +357,12 @@ fn ops_one_side_lacks_are_left_out_and_named() {
     assert_eq!(left_out.len(), 12);
     assert!(left_out
         .iter()
-        .all(|(_, why)| why.starts_with("uri-only declares neither")));
+        .all(|(_, why)| why.starts_with("uri-only does not declare the feature ")));
+    // The finding of issue #43: a feature is named once ("files", not
+    // "neither files nor files").
+    assert!(left_out
+        .iter()
+        .any(|(op, why)| op == "files/list" && why == "uri-only does not declare the feature files"));
 }
 
 /// An implementation of upstream's newest generation that follows none of
@@ -378,6 +384,7 @@ fn newer_build() -> Description {
         ]
         .map(str::to_owned)
         .to_vec(),
+        release: None,
         capabilities: Vec::new(),
     }
 }
@@ -403,7 +410,7 @@ fn requests_stay_inside_what_both_declare() {
     // ranking case, no fuzzy-only match, no non-number fraction and no
     // snapshot without capturedThroughSeq is generated; with them on both
     // sides, all of these are.
-    let newest = describe(Generation::Newest);
+    let newest = describe(Features::NEWEST);
     let narrow = plan(&newest, &newer_build(), None);
     assert_eq!(
         narrow.reach,
@@ -428,7 +435,7 @@ fn requests_stay_inside_what_both_declare() {
             .iter()
             .filter(|input| {
                 let query = input.get("query").and_then(Json::as_js_str);
-                let listed = BuiltIn(Generation::Newest).call("candidates/list", input);
+                let listed = BuiltIn(Features::NEWEST).call("candidates/list", input);
                 query.is_some_and(|q| !q.is_empty())
                     && matches!(listed, Ok(Outcome::Output(Json::Array(items))) if items.len() > 1)
             })
@@ -474,7 +481,7 @@ fn requests_stay_inside_what_both_declare() {
 /// untruncated reference before a truncated one with a saving spill store.
 #[test]
 fn generators_reach_the_input_classes_only_vectors_reached() {
-    let newest = describe(Generation::Newest);
+    let newest = describe(Features::NEWEST);
     let wide = plan(&newest, &newest, None);
     let events = |snapshot: &Json| -> Vec<String> {
         snapshot
@@ -539,7 +546,7 @@ fn generators_reach_the_input_classes_only_vectors_reached() {
                 .get("spill")
                 .and_then(|s| s.get("mode"))
                 .and_then(Json::as_string);
-            let Ok(Outcome::Output(output)) = BuiltIn(Generation::Newest).call("prepare", input)
+            let Ok(Outcome::Output(output)) = BuiltIn(Features::NEWEST).call("prepare", input)
             else {
                 return false;
             };
@@ -568,8 +575,8 @@ fn across_generations_no_seq_outside_its_domain_is_generated() {
     // runner.differential: rc.8 copies a capturedThroughSeq such as 1.5, the
     // newest generation refuses it (surface.seq-outside-domain).
     let across = plan(
-        &describe(Generation::Newest),
-        &describe(Generation::Rc8),
+        &describe(Features::NEWEST),
+        &describe(Features::RC8),
         None,
     );
     for input in planned_inputs(&across, "retain", 300) {
@@ -766,7 +773,7 @@ fn a_port_without_capabilities_gets_typed_requests_of_every_op() {
 /// do not drop the others.
 #[test]
 fn every_generator_draws_well_typed_requests_for_a_typed_port() {
-    let typed = plan(&describe(Generation::Newest), &newer_build(), None);
+    let typed = plan(&describe(Features::NEWEST), &newer_build(), None);
     assert!(!typed.reach.dynamic_inputs);
     for planned in &typed.ops {
         for input in planned_inputs(&typed, planned.op, 200) {
@@ -781,8 +788,8 @@ fn every_generator_draws_well_typed_requests_for_a_typed_port() {
     }
     // With the capability on both sides, the same generators draw them.
     let dynamic = plan(
-        &describe(Generation::Newest),
-        &describe(Generation::Newest),
+        &describe(Features::NEWEST),
+        &describe(Features::NEWEST),
         None,
     );
     let ill_typed: usize = dynamic
@@ -1021,12 +1028,12 @@ fn the_reference_generation_follows_b() {
         "{newest}"
     );
     // Compared on non-empty queries: both in rc.8, requests use the v1 scope.
-    let newest_b = describe(Generation::Newest);
-    let rc8_b = describe(Generation::Rc8);
-    assert_eq!(differential::reference_generation(&rc8_b), Generation::Rc8);
+    let newest_b = describe(Features::NEWEST);
+    let rc8_b = describe(Features::RC8);
+    assert_eq!(differential::reference_features(&rc8_b), Features::RC8);
     assert_eq!(
-        differential::reference_generation(&newest_b),
-        Generation::Newest
+        differential::reference_features(&newest_b),
+        Features::NEWEST
     );
     let plan = plan(&rc8_b, &rc8_b, Some(&["candidates/list".to_owned()]));
     assert!(plan.mixed.is_empty());
@@ -1147,7 +1154,7 @@ fn every_class_example_sent_again_reproduces_its_class() {
         .and_then(Json::as_array)
         .expect("classes");
     assert!(classes.len() >= 5, "{text}");
-    let mut reference = BuiltIn(Generation::Newest);
+    let mut reference = BuiltIn(Features::NEWEST);
     let mut fixture = External::new(&port, std::time::Duration::from_secs(10)).quiet();
     let mut negative_zero = false;
     for class in classes {
@@ -1172,7 +1179,7 @@ fn every_class_example_sent_again_reproduces_its_class() {
 /// protocol types is never removed.
 #[test]
 fn the_corpus_grows_cases_from_the_vectors_unless_turned_off() {
-    let newest = describe(Generation::Newest);
+    let newest = describe(Features::NEWEST);
     let plan = plan(&newest, &newest, None);
     let suite = Suite::embedded().expect("the embedded suite");
     let seeds = corpus::seeds(&plan, &newest, &newest, &suite);

@@ -21,7 +21,7 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
-use dsh_session_reference::config::Generation;
+use dsh_session_reference::features::Features;
 use dsh_session_reference::js::json::{self, Json};
 use dsh_session_reference::protocol::dispatch;
 use dsh_session_reference::{uri, JsString};
@@ -661,7 +661,7 @@ proptest! {
             ("sessions", listing),
         ]);
         let op = if remote { "candidates/remote" } else { "candidates/list" };
-        let generation = if rc8 { Generation::Rc8 } else { Generation::Newest };
+        let generation = if rc8 { Features::RC8 } else { Features::NEWEST };
         let read = dispatch::handle_in(generation, op, &input);
         let taken = dispatch::handle_taking(generation, op, &mut input.clone());
         prop_assert_eq!(read, taken);

@@ -6,7 +6,7 @@
 //! comes first included (`candidates.config.before-query`,
 //! `prepare.normalize.self-before-null`).
 
-use dsh_session_reference::config::Generation;
+use dsh_session_reference::features::Features;
 use dsh_session_reference::error::{Error, ErrorCode, Failure};
 use dsh_session_reference::harness::runner::adapter::{BuiltIn, Description, Implementation};
 use dsh_session_reference::harness::runner::vectors::Suite;
@@ -21,7 +21,7 @@ use dsh_session_reference::Json;
 /// A port on the kit: every op a typed handler (`op_text`) that answers
 /// as the reference does.
 struct TypedPort {
-    generation: Generation,
+    generation: Features,
     description: Description,
 }
 
@@ -61,7 +61,7 @@ impl Implementation for TypedPort {
 #[test]
 fn the_kit_answers_ill_typed_members_in_upstreams_order() {
     let suite = Suite::embedded().expect("the embedded suite");
-    for generation in [Generation::Rc8, Generation::Newest] {
+    for generation in [Features::RC8, Features::NEWEST] {
         let description = BuiltIn(generation).describe().expect("describes itself");
         let mut port = TypedPort {
             generation,

@@ -37,7 +37,7 @@
 //! through the hooks with an identity patch: no failure, so a mutant's
 //! failures cannot be blamed on the environment or on the machinery.
 
-use dsh_session_reference::config::Generation;
+use dsh_session_reference::features::Features;
 use dsh_session_reference::harness::runner::adapter::{BuiltIn, External, Implementation};
 use dsh_session_reference::harness::runner::differential::{self, Options};
 use dsh_session_reference::harness::runner::vectors::{Suite, Vector};
@@ -643,9 +643,9 @@ fn assert_reach(rows: &[&Mutation], cases: u64) {
     require_oracle();
     let reach = |mutation: &Mutation| -> Option<Caught> {
         let generation = if mutation.adapter == "upstream-next" {
-            Generation::Newest
+            Features::NEWEST
         } else {
-            Generation::Rc8
+            Features::RC8
         };
         let mut reference = BuiltIn(generation);
         let mut mutant =

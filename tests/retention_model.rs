@@ -30,7 +30,8 @@
 //!
 //! Failing cases are saved to `tests/retention_model.proptest-regressions`.
 
-use dsh_session_reference::config::{Config, Generation, NoModels};
+use dsh_session_reference::config::{Config, NoModels};
+use dsh_session_reference::features::Features;
 use dsh_session_reference::harness::checks::retention_model as model;
 use dsh_session_reference::js::json;
 use dsh_session_reference::prepare::{self, Agent, Services};
@@ -229,7 +230,7 @@ fn snapshot_json() -> impl Strategy<Value = String> {
 fn parse_snapshot(text: &str) -> (Json, Snapshot) {
     let value = json::parse(text).expect("generated snapshot JSON parses");
     let snapshot =
-        Snapshot::from_json_in(&value, Generation::Rc8).expect("generated snapshot is well formed");
+        Snapshot::from_json_in(&value, Features::RC8).expect("generated snapshot is well formed");
     (value, snapshot)
 }
 
@@ -418,7 +419,7 @@ proptest! {
 
         let sessions = Json::Object(members);
         // Read as parse_snapshot reads them.
-        let reader = JsonSessions::in_generation(&sessions, Generation::Rc8);
+        let reader = JsonSessions::with_features(&sessions, Features::RC8);
         let config = Config { max_reference_bytes: Some(max), ..Config::default() };
         let agent = Agent { id: JsString::from("agent-self"), route: None };
         let services = Services { reader: &reader, spill: None, models: &NoModels, cancelled: &|| false };

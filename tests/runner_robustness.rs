@@ -112,6 +112,7 @@ fn run_on(implementation: &mut External, session_ids: &[&str]) -> Report {
             name: "fixture".to_owned(),
             version: "0".to_owned(),
             features: vec!["uri".to_owned()],
+            release: None,
             capabilities: Vec::new(),
         },
         &Selection::default(),

@@ -1,11 +1,11 @@
 //! Session candidates: which sessions a user can mention, ranked by
-//! working-directory affinity and, in the newest generation, by fuzzy
+//! working-directory affinity and, with `candidates-fuzzy`, by fuzzy
 //! relevance (spec `candidates.*`).
 //!
 //! A host builds a [`CandidateIndex`] once per listing (lower-casing every
 //! field once) and asks it on every keystroke.
 
-use crate::config::Generation;
+use crate::features::Features;
 use crate::js::case::to_lower;
 use crate::js::json::Json;
 use crate::js::{is_js_whitespace, JsString};
@@ -38,12 +38,14 @@ impl SessionRecord {
         self.title.as_ref().unwrap_or(&self.id)
     }
 
-    /// The label a remote candidate's mention shows: rc.8's label, the
-    /// newest generation's display title (spec `candidates.remote`).
-    pub fn mention_label(&self, generation: Generation) -> &JsString {
-        match generation {
-            Generation::Rc8 => self.label(),
-            Generation::Newest => self.display_title(),
+    /// The label a remote candidate's mention shows: the display title
+    /// with `remote-display-label`, else the label (spec
+    /// `candidates.remote`).
+    pub fn mention_label(&self, features: Features) -> &JsString {
+        if features.remote_display_label {
+            self.display_title()
+        } else {
+            self.label()
         }
     }
 
@@ -64,10 +66,11 @@ pub struct Candidate<'a> {
 }
 
 impl Candidate<'_> {
-    /// The candidate's JSON in `generation`'s member order (spec
-    /// `candidates.v1.output`, `candidates.v2.output`); with `mention`, the
-    /// canonical mention appended last (spec `candidates.remote`).
-    pub fn to_json(&self, generation: Generation, with_mention: bool) -> Json {
+    /// The candidate's JSON with the members `features` add, in upstream's
+    /// member order (spec `candidates.v1.output`, `candidates.v2.output`);
+    /// with `mention`, the canonical mention appended last (spec
+    /// `candidates.remote`).
+    pub fn to_json(&self, features: Features, with_mention: bool) -> Json {
         let record = self.record;
         let mut members = vec![
             (JsString::from("sessionId"), Json::String(record.id.clone())),
@@ -76,7 +79,7 @@ impl Candidate<'_> {
                 Json::String(record.label().clone()),
             ),
         ];
-        if generation == Generation::Newest {
+        if features.display_title {
             members.push((
                 JsString::from("displayTitle"),
                 Json::String(record.display_title().clone()),
@@ -85,7 +88,7 @@ impl Candidate<'_> {
         if let Some(cwd) = &record.cwd {
             members.push((JsString::from("cwd"), Json::String(cwd.clone())));
         }
-        if generation == Generation::Newest {
+        if features.same_workspace {
             members.push((
                 JsString::from("sameWorkspace"),
                 Json::Bool(self.same_workspace),
@@ -95,7 +98,7 @@ impl Candidate<'_> {
             members.push((JsString::from("createdAt"), created_at.clone()));
         }
         if with_mention {
-            let label = record.mention_label(generation);
+            let label = record.mention_label(features);
             let text = mention::format(record.id.units(), Some(label.units()));
             members.push((JsString::from("mention"), Json::String(text)));
         }
@@ -103,13 +106,13 @@ impl Candidate<'_> {
     }
 }
 
-/// A candidate serializes as the newest generation's candidate object
+/// A candidate serializes as the newest release's candidate object
 /// (`sessionId`, `label`, `displayTitle`, `cwd`, `sameWorkspace`,
 /// `createdAt`), the form hosts show.
 #[cfg(feature = "serde")]
 impl serde::Serialize for Candidate<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_json(Generation::Newest, false)
+        self.to_json(Features::NEWEST, false)
             .serialize(serializer)
     }
 }
@@ -417,7 +420,7 @@ impl CandidateIndex {
         agent_cwd: Option<&JsString>,
         query: &[u16],
         limit: usize,
-        generation: Generation,
+        features: Features,
     ) -> Vec<Candidate<'_>> {
         let lowered = to_lower(query);
         let needle_units = unit_mask(&lowered);
@@ -434,9 +437,10 @@ impl CandidateIndex {
         // The best `limit` hits so far; the worst on top.
         let mut best: BinaryHeap<Hit> =
             BinaryHeap::with_capacity(limit.min(self.entries.len()) + 1);
-        let highest = match generation {
-            Generation::Newest if !lowered.is_empty() => 1000,
-            _ => 0,
+        let highest = if features.fuzzy && !lowered.is_empty() {
+            1000
+        } else {
+            0
         };
         // Stages visit ranks in order and indices ascending, so once the top
         // is full and its worst hit beats the best that the next candidate
@@ -465,13 +469,15 @@ impl CandidateIndex {
             // Without every adjacent pair of the query, no field contains it:
             // only a scattered subsequence can match.
             let substring = self.pairs[index as usize] & needle_pairs == needle_pairs;
-            let relevance = match generation {
-                _ if lowered.is_empty() => Some(0),
-                Generation::Rc8 => (substring && self.v1_matches(entry, &needle)).then_some(0),
-                Generation::Newest if !substring => {
-                    self.relevance(entry, &needle, SUBSEQUENCE_ONLY)
-                }
-                Generation::Newest => self.relevance(entry, &needle, need),
+            let relevance = if lowered.is_empty() {
+                Some(0)
+            } else if !features.fuzzy {
+                (substring && self.substring_matches(entry, &needle, features.display_title))
+                    .then_some(0)
+            } else if !substring {
+                self.relevance(entry, &needle, SUBSEQUENCE_ONLY)
+            } else {
+                self.relevance(entry, &needle, need)
             };
             if let Some(relevance) = relevance {
                 let hit = (rank, Reverse(relevance), index);
@@ -510,11 +516,14 @@ impl CandidateIndex {
             .collect()
     }
 
-    /// rc.8: a substring of the id, cwd or label (spec `candidates.v1.match`).
-    fn v1_matches(&self, entry: &Entry, needle: &Needle<'_>) -> bool {
+    /// A substring of the id, cwd or label (spec `candidates.v1.match`),
+    /// or, `with_display_title`, of the display title
+    /// (`candidates.v2.match`).
+    fn substring_matches(&self, entry: &Entry, needle: &Needle<'_>, with_display_title: bool) -> bool {
         self.contains(entry.id, needle)
             || entry.cwd.is_some_and(|cwd| self.contains(cwd, needle))
             || self.contains(entry.label, needle)
+            || (with_display_title && self.contains(entry.display_title, needle))
     }
 
     /// The best of the label and display title scores and the id and cwd
@@ -758,7 +767,7 @@ mod tests {
                             cwd.as_ref(),
                             &units(query),
                             limit,
-                            Generation::Newest,
+                            Features::NEWEST,
                         )
                         .iter()
                         .map(|c| c.record.id.to_string_lossy())

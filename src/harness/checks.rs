@@ -15,7 +15,7 @@
 pub mod draw;
 pub mod retention_model;
 
-use crate::config::Generation;
+use crate::features::Features;
 use crate::error::{ErrorCode, Failure};
 use crate::js::json::{self, Json};
 use crate::prepare::{self, Agent, Services};
@@ -282,7 +282,7 @@ pub fn protocol_request(data: &[u8]) {
     let outcome = if control & 0x01 == 0 {
         dispatch::handle(op, &request.input)
     } else {
-        dispatch::handle_in(Generation::Rc8, op, &request.input)
+        dispatch::handle_in(Features::RC8, op, &request.input)
     };
     check_outcome(op, &outcome);
     let response = Response {

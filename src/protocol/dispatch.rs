@@ -4,7 +4,8 @@
 use super::input_types;
 use super::listing::{Listing, Records};
 use super::wire::{Outcome, UNSUPPORTED};
-use crate::config::{positive_safe_integer, Capacity, Config, Generation, ModelCatalog};
+use crate::config::{positive_safe_integer, Capacity, Config, ModelCatalog};
+use crate::features::{Declared, Features};
 use crate::discovery::sessions::CandidateIndex;
 use crate::error::Failure;
 use crate::js::json::Json;
@@ -39,47 +40,64 @@ pub const CAPABILITIES: &[&str] = &[
     "dynamic-inputs",
 ];
 
-/// The output of `describe` for `generation`: `{name, version, features,
-/// capabilities}`.
-pub fn describe(generation: Generation) -> Json {
-    let name = match generation {
-        Generation::Newest => NAME.to_owned(),
-        Generation::Rc8 => format!("{NAME} (rc8 profile)"),
+/// The output of `describe` for the reference with `features`: `{name,
+/// version, features, capabilities}`, and `release` when the set is one
+/// of the releases (spec `protocol.describe`, `releases.table`).
+pub fn describe(features: Features) -> Json {
+    let declared = Declared {
+        ops: crate::features::OP_FEATURES
+            .iter()
+            .map(|(feature, _)| *feature)
+            .collect(),
+        features,
     };
-    Json::object([
-        ("name", Json::str(&name)),
-        ("version", Json::str(env!("CARGO_PKG_VERSION"))),
+    let release = declared.release_name();
+    let name = match release {
+        Some("newest") => NAME.to_owned(),
+        Some(release) => format!("{NAME} ({release} profile)"),
+        None => format!("{NAME} (features profile)"),
+    };
+    let mut members = vec![
+        (JsString::from("name"), Json::str(&name)),
         (
-            "features",
-            Json::Array(generation.features().iter().map(|f| Json::str(f)).collect()),
+            JsString::from("version"),
+            Json::str(env!("CARGO_PKG_VERSION")),
         ),
         (
-            "capabilities",
+            JsString::from("features"),
+            Json::Array(declared.names().iter().map(|f| Json::str(f)).collect()),
+        ),
+        (
+            JsString::from("capabilities"),
             Json::Array(CAPABILITIES.iter().map(|c| Json::str(c)).collect()),
         ),
-    ])
+    ];
+    if let Some(release) = release {
+        members.push((JsString::from("release"), Json::str(release)));
+    }
+    Json::Object(members)
 }
 
-/// Answers one operation as the newest generation.
+/// Answers one operation as the newest release.
 pub fn handle(op: &str, input: &Json) -> Outcome {
-    handle_in(Generation::Newest, op, input)
+    handle_in(Features::NEWEST, op, input)
 }
 
-/// Answers one operation as `generation` behaves.
-pub fn handle_in(generation: Generation, op: &str, input: &Json) -> Outcome {
+/// Answers one operation with `features`' behaviours.
+pub fn handle_in(features: Features, op: &str, input: &Json) -> Outcome {
     let answer = match op {
-        "describe" => Ok(describe(generation)),
+        "describe" => Ok(describe(features)),
         "uri/encode" => uri_encode(input),
         "uri/decode" => uri_decode(input),
         "mention/format" => mention_format(input),
         "mention/parse" => mention_parse(input),
         "json/tag-safe" => json_tag_safe(input),
-        "retain" => retain_op(generation, input),
-        "prepare" => prepare_op(generation, input),
-        "pre-step" => pre_step_op(generation, input),
-        "config/check" => config_check(generation, input),
-        "candidates/list" => candidates_op(generation, input, false, Listing::Borrowed(input)),
-        "candidates/remote" => candidates_op(generation, input, true, Listing::Borrowed(input)),
+        "retain" => retain_op(features, input),
+        "prepare" => prepare_op(features, input),
+        "pre-step" => pre_step_op(features, input),
+        "config/check" => config_check(features, input),
+        "candidates/list" => candidates_op(features, input, false, Listing::Borrowed(input)),
+        "candidates/remote" => candidates_op(features, input, true, Listing::Borrowed(input)),
         "files/token" | "files/format" | "files/list" => crate::discovery::files::answer(op, input),
         _ => Err(Outcome::Error {
             code: UNSUPPORTED.to_owned(),
@@ -89,15 +107,15 @@ pub fn handle_in(generation: Generation, op: &str, input: &Json) -> Outcome {
     answer.map_or_else(|failure| failure, Outcome::Output)
 }
 
-/// Answers one operation as `generation` behaves, free to take parts of
+/// Answers one operation with `features`' behaviours, free to take parts of
 /// `input` it keeps: `candidates/*` moves the session listing (100 000
 /// sessions are megabytes of strings) into its index instead of copying it.
 /// What is left of `input` is the caller's to drop, after answering.
-pub fn handle_taking(generation: Generation, op: &str, input: &mut Json) -> Outcome {
+pub fn handle_taking(features: Features, op: &str, input: &mut Json) -> Outcome {
     let remote = match op {
         "candidates/list" => false,
         "candidates/remote" => true,
-        _ => return handle_in(generation, op, input),
+        _ => return handle_in(features, op, input),
     };
     // The listing is taken apart where it lies: its strings move into the
     // index, the emptied entries stay in `input` to be dropped later.
@@ -109,7 +127,7 @@ pub fn handle_taking(generation: Generation, op: &str, input: &mut Json) -> Outc
             .map(|(_, value)| std::mem::replace(value, Json::Null)),
         _ => None,
     };
-    let answer = candidates_op(generation, input, remote, Listing::Taken(sessions.as_mut()));
+    let answer = candidates_op(features, input, remote, Listing::Taken(sessions.as_mut()));
     // Back in (emptied, and last): dropped with the request, after answering.
     if let (Json::Object(members), Some(sessions)) = (input, sessions) {
         members.push((JsString::from("sessions"), sessions));
@@ -205,7 +223,7 @@ impl From<Failure> for Outcome {
 /// reference is (a string id, a string label if any:
 /// `SESSION_REFERENCE_INVALID_REFERENCE`), then the snapshot is read (spec
 /// `protocol.op.retain`, `protocol.input-types`).
-fn retain_op(generation: Generation, input: &Json) -> Answer {
+fn retain_op(features: Features, input: &Json) -> Answer {
     let max_bytes = input
         .get("maxBytes")
         .and_then(positive_safe_integer)
@@ -227,7 +245,7 @@ fn retain_op(generation: Generation, input: &Json) -> Answer {
         Some(Json::String(label)) => label,
         Some(_) => return Err(invalid("session reference label must be a string")),
     };
-    let snapshot = Snapshot::from_json_in(snapshot_json, generation).map_err(Outcome::from)?;
+    let snapshot = Snapshot::from_json_in(snapshot_json, features).map_err(Outcome::from)?;
     let Some(retained) = retain(&snapshot, label.units(), project(&snapshot), max_bytes) else {
         return Ok(Json::Null);
     };
@@ -237,12 +255,12 @@ fn retain_op(generation: Generation, input: &Json) -> Answer {
     ]))
 }
 
-fn config_of(generation: Generation, input: &Json) -> Result<Config, Outcome> {
-    Config::from_json(input.get("config"), generation).map_err(Outcome::from)
+fn config_of(features: Features, input: &Json) -> Result<Config, Outcome> {
+    Config::from_json(input.get("config"), features).map_err(Outcome::from)
 }
 
-fn config_check(generation: Generation, input: &Json) -> Answer {
-    config_of(generation, input)?;
+fn config_check(features: Features, input: &Json) -> Answer {
+    config_of(features, input)?;
     Ok(Json::Bool(true))
 }
 
@@ -374,14 +392,14 @@ impl SpillStore for CountedStore<'_> {
 /// Runs `operation` with the request's configuration, agent and services
 /// (sessions, spill store, model registry), as `prepare` and `pre-step` share them.
 fn with_services(
-    generation: Generation,
+    features: Features,
     input: &Json,
     operation: impl FnOnce(&Config, &Agent, &Services<'_>) -> Result<Json, Failure>,
 ) -> Answer {
-    let config = config_of(generation, input)?;
+    let config = config_of(features, input)?;
     let agent = agent_of(input)?;
     let reader =
-        JsonSessions::in_generation(input.get("sessions").unwrap_or(&Json::Null), generation);
+        JsonSessions::with_features(input.get("sessions").unwrap_or(&Json::Null), features);
     let store = spill_store_of(input);
     let signal = Signal::of(input.get("cancel"));
     let reader = CountedReader {
@@ -401,10 +419,10 @@ fn with_services(
     Ok(operation(&config, &agent, &services)?)
 }
 
-fn prepare_op(generation: Generation, input: &Json) -> Answer {
+fn prepare_op(features: Features, input: &Json) -> Answer {
     let content = input.get("content").unwrap_or(&Json::Null);
     let references = input.get("references").unwrap_or(&Json::Null);
-    with_services(generation, input, |config, agent, services| {
+    with_services(features, input, |config, agent, services| {
         let prepared = prepare(config, agent, content, references, services)?;
         let mut members = vec![(JsString::from("content"), prepared.content)];
         if let Some(context) = prepared.context {
@@ -414,7 +432,7 @@ fn prepare_op(generation: Generation, input: &Json) -> Answer {
     })
 }
 
-fn pre_step_op(generation: Generation, input: &Json) -> Answer {
+fn pre_step_op(features: Features, input: &Json) -> Answer {
     let messages = input
         .get("messages")
         .and_then(Json::as_array)
@@ -422,7 +440,7 @@ fn pre_step_op(generation: Generation, input: &Json) -> Answer {
     // `keepIds: true`: ids of messages that come from input messages stay
     // (spec `pre-step.ids`, capability `message-ids`).
     let keep_ids = input.get("keepIds") == Some(&Json::Bool(true));
-    with_services(generation, input, |config, agent, services| {
+    with_services(features, input, |config, agent, services| {
         pre_step::pre_step_keeping_ids(config, agent, messages, services, keep_ids).map(Json::Array)
     })
 }
@@ -430,12 +448,12 @@ fn pre_step_op(generation: Generation, input: &Json) -> Answer {
 /// `candidates/list` and, with `remote`, `candidates/remote`
 /// (spec `candidates.*`).
 fn candidates_op(
-    generation: Generation,
+    features: Features,
     input: &Json,
     remote: bool,
     listing: Listing<'_>,
 ) -> Answer {
-    let config = config_of(generation, input)?;
+    let config = config_of(features, input)?;
     let limit = match input.get("limit") {
         Some(limit) if !remote => positive_safe_integer(limit).ok_or_else(|| {
             Outcome::from(crate::Error::new(
@@ -453,7 +471,7 @@ fn candidates_op(
     let agent = input.get("agent").unwrap_or(&Json::Null);
     let agent_cwd = agent.get("cwd").and_then(Json::as_js_str);
     let listed = Records::read(listing, agent.get("id"))?;
-    listed.check_query(query.units(), generation)?;
+    listed.check_query(query.units(), features)?;
     let (records, stand_ins) = listed.split();
     let index = CandidateIndex::new(records);
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
@@ -462,11 +480,11 @@ fn candidates_op(
         agent_cwd,
         query.units(),
         limit,
-        generation,
+        features,
     );
     candidates
         .iter()
-        .map(|candidate| stand_ins.answer(candidate, generation, remote))
+        .map(|candidate| stand_ins.answer(candidate, features, remote))
         .collect::<Result<_, _>>()
         .map(Json::Array)
 }

@@ -18,7 +18,7 @@
 //! only with inputs whose typed members have their declared JSON types
 //! ([`input_types`]): the kit answers any other input itself with what
 //! upstream answers, which is what the reference answers
-//! ([`dispatch::handle_in`], as the generation the declared features
+//! ([`dispatch::handle_in`], with the behaviours the declared features
 //! name): the member's code, a well-typed member's own failure where
 //! upstream checks it first (a configuration before the query, a
 //! reference to the agent itself before a later ill-typed reference), or
@@ -74,7 +74,7 @@ use super::dispatch;
 use super::input_types;
 use super::scan::{id_of_too_deep, raw_member};
 use super::wire::{Outcome, Request, Response, UNSUPPORTED};
-use crate::config::Generation;
+use crate::features::{Declared, Features};
 use crate::error::Failure;
 use crate::js::json::{self, Json};
 use std::io::{self, BufRead, Write};
@@ -205,20 +205,11 @@ impl<'a> Adapter<'a> {
         ])
     }
 
-    /// The generation the declared features name: the newest when any of
-    /// them is one of its own (`prepare-v2`, `candidates-fuzzy`, …), else
-    /// rc.8's (spec `protocol.features`).
-    fn generation(&self) -> Generation {
-        let newest = Generation::Newest.features();
-        let rc8 = Generation::Rc8.features();
-        let newest_only = |feature: &String| {
-            newest.contains(&feature.as_str()) && !rc8.contains(&feature.as_str())
-        };
-        if self.features.iter().any(newest_only) {
-            Generation::Newest
-        } else {
-            Generation::Rc8
-        }
+    /// The behaviours the declared features name (spec
+    /// `protocol.features`): the reference answers ill-typed inputs with
+    /// them.
+    fn behaviours(&self) -> Features {
+        Declared::from_names(self.features.iter().map(String::as_str)).features
     }
 
     /// Answers one request whose input is `input`, written as `raw_input`
@@ -238,7 +229,7 @@ impl<'a> Adapter<'a> {
             Handler::Json(handler) => handler(input),
             Handler::Text(handler) => {
                 if let Some(ill_typed) = input_types::first_ill_typed(op, input) {
-                    return ill_typed_answer(self.generation(), op, input, &ill_typed);
+                    return ill_typed_answer(self.behaviours(), op, input, &ill_typed);
                 }
                 let written;
                 let text = match raw_input {
@@ -300,12 +291,12 @@ impl<'a> Adapter<'a> {
 /// declared: the reference's, which reads every member as upstream does and
 /// checks in upstream's order (spec `protocol.input-types`).
 fn ill_typed_answer(
-    generation: Generation,
+    features: Features,
     op: &str,
     input: &Json,
     ill_typed: &input_types::IllTyped,
 ) -> Outcome {
-    match dispatch::handle_in(generation, op, input) {
+    match dispatch::handle_in(features, op, input) {
         Outcome::Error { code, .. } => Outcome::Error {
             message: format!(
                 "{} (protocol.input-types: upstream answers {code})",

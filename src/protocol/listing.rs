@@ -11,7 +11,7 @@
 //! replaces with the listed value.
 
 use super::wire::Outcome;
-use crate::config::Generation;
+use crate::features::Features;
 use crate::discovery::sessions::{contains_lowered, Candidate, SessionRecord};
 use crate::js::case::to_lower;
 use crate::js::json::Json;
@@ -150,9 +150,10 @@ impl Records {
     /// What upstream's query filter does to a listing with stand-ins: it
     /// lower-cases each listed id, then its cwd, then its label until one
     /// holds the query, and a value that is not a string throws there
-    /// (`INTERNAL`). The newest generation's filter is not established for
-    /// such values: any stand-in under a query answers `INTERNAL` (ours).
-    pub fn check_query(&self, query: &[u16], generation: Generation) -> Result<(), Outcome> {
+    /// (`INTERNAL`). The fuzzy filter (`candidates-fuzzy`) is not
+    /// established for such values: any stand-in under a query answers
+    /// `INTERNAL` (ours).
+    pub fn check_query(&self, query: &[u16], features: Features) -> Result<(), Outcome> {
         if query.is_empty() || !self.stand_ins.has_any() {
             return Ok(());
         }
@@ -161,7 +162,7 @@ impl Records {
                 "a listed id or title is not a string: toLocaleLowerCase is not a function",
             )
         };
-        if generation == Generation::Newest {
+        if features.fuzzy {
             return Err(not_text());
         }
         let needle = to_lower(query);
@@ -213,15 +214,15 @@ impl StandIns {
     pub fn answer(
         &self,
         candidate: &Candidate<'_>,
-        generation: Generation,
+        features: Features,
         remote: bool,
     ) -> Result<Json, Outcome> {
-        let mut json = candidate.to_json(generation, remote);
+        let mut json = candidate.to_json(features, remote);
         if !self.has_any() {
             return Ok(json);
         }
         let record = candidate.record;
-        let mention_label = record.mention_label(generation);
+        let mention_label = record.mention_label(features);
         if remote && self.listed(mention_label).is_some() {
             return Err(Outcome::internal(
                 "a candidate's label is not a string: its mention cannot escape it",

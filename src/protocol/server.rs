@@ -6,14 +6,14 @@
 use super::dispatch;
 use super::scan::id_of_too_deep;
 use super::wire::{Outcome, Request, Response};
-use crate::config::Generation;
+use crate::features::Features;
 use std::io::{self, BufRead, Write};
 
-/// Answers requests line by line, as `generation` behaves, until `input`
-/// closes.
-pub fn serve(generation: Generation, input: impl BufRead, output: impl Write) -> io::Result<()> {
+/// Answers requests line by line, with `features`' behaviours, until
+/// `input` closes.
+pub fn serve(features: Features, input: impl BufRead, output: impl Write) -> io::Result<()> {
     serve_taking(input, output, |op, request_input| {
-        dispatch::handle_taking(generation, op, request_input)
+        dispatch::handle_taking(features, op, request_input)
     })
 }
 

@@ -1,15 +1,16 @@
 //! `adapter`: the reference speaking the adapter protocol on standard input
-//! and output (spec `protocol.framing`), in one generation, for a runner
+//! and output (spec `protocol.framing`), with one set of behaviours (a
+//! release's, or any a port declares), for a runner
 //! (this crate's or another's) to drive.
 
 use super::Exit;
-use crate::config::Generation;
+use crate::features::Features;
 use crate::protocol::server;
 use std::io;
 
-/// Serves requests from standard input with the reference in `generation`,
-/// answering on standard output, until standard input ends.
-pub fn run(generation: Generation) -> Exit {
+/// Serves requests from standard input with the reference with
+/// `features`, answering on standard output, until standard input ends.
+pub fn run(features: Features) -> Exit {
     // Requests of megabytes come through a pipe: read it a pipe's
     // worth at a time, not 8 KiB, so the writer is woken a few times
     // a request rather than hundreds (issue #13: the 9.2 MB candidate
@@ -19,7 +20,7 @@ pub fn run(generation: Generation) -> Exit {
     exit_once_answers_go_unread();
     // A request may nest up to `json::MAX_DEPTH` levels: the command line
     // runs every command on a thread with the stack for it (main.rs).
-    match server::serve(generation, input, io::stdout().lock()) {
+    match server::serve(features, input, io::stdout().lock()) {
         Ok(()) => Exit::Success,
         Err(error) => {
             eprintln!("adapter: {error}");

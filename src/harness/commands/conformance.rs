@@ -6,7 +6,7 @@
 use super::output::say;
 use super::vectors::load;
 use super::{Exit, Format};
-use crate::config::Generation;
+use crate::features::{self, Features};
 use crate::harness::runner::adapter::{
     default_grace, BuiltIn, Description, External, Implementation,
 };
@@ -30,6 +30,12 @@ pub struct ConformanceArgs {
     /// the implementation declares.
     #[arg(long, value_delimiter = ',')]
     features: Option<Vec<String>>,
+    /// Run the implementation as this upstream release (spec
+    /// `releases.table`: 0.1.0-rc.8, 0.1.2-rc.1, newer-62dde13e, newest):
+    /// its behaviours are the release's, in place of those its features
+    /// name; its ops stay those it declares.
+    #[arg(long)]
+    release: Option<String>,
     /// How to print the results: lines for a person, or one JSON object.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
@@ -73,6 +79,7 @@ pub struct ConformanceArgs {
 /// What `conformance` was asked to do.
 struct ConformanceRun {
     implementation: Option<String>,
+    release: Option<String>,
     selection: Selection,
     format: Format,
     junit: Option<PathBuf>,
@@ -96,6 +103,7 @@ pub fn run(args: ConformanceArgs) -> Exit {
         implementation,
         filter,
         features,
+        release,
         format,
         junit,
         timeout,
@@ -110,6 +118,7 @@ pub fn run(args: ConformanceArgs) -> Exit {
     let timeout = Duration::from_secs(timeout);
     conformance(ConformanceRun {
         implementation,
+        release,
         selection: Selection {
             filters: filter,
             features,
@@ -129,8 +138,16 @@ pub fn run(args: ConformanceArgs) -> Exit {
 
 /// `implementation`'s `describe`, named on the human report; a failure
 /// is reported and ends the command as unusable.
-fn described(implementation: &mut dyn Implementation, human: bool) -> Result<Description, Exit> {
-    match implementation.describe() {
+fn described(
+    implementation: &mut dyn Implementation,
+    release: Option<&str>,
+    human: bool,
+) -> Result<Description, Exit> {
+    let described = implementation.describe().and_then(|description| match release {
+        Some(release) => description.as_release(release),
+        None => Ok(description),
+    });
+    match described {
         Ok(description) => {
             if human {
                 say!("implementation: {description}");
@@ -220,15 +237,36 @@ fn conformance(run: ConformanceRun) -> Exit {
     let (mut report, implementation, cost_description) = match &run.implementation {
         None => {
             let mut profiles = Vec::new();
-            for generation in Generation::ALL {
-                match described(&mut BuiltIn(generation), human) {
+            // The reference in every release (a vector no release runs
+            // runs with the behaviours it names), or in the one asked for.
+            let releases: Vec<Features> = match run.release.as_deref() {
+                None => features::RELEASES.iter().rev().map(|r| r.features).collect(),
+                Some(name) => match features::release(name) {
+                    Some(release) => vec![release.features],
+                    None => {
+                        eprintln!("{}", crate::harness::runner::adapter::unknown_release(name));
+                        return Exit::Unusable;
+                    }
+                },
+            };
+            for features in releases {
+                match described(&mut BuiltIn(features), None, human) {
                     Ok(description) => profiles.push(description),
                     Err(exit) => return exit,
                 }
             }
-            let report = runner::run_reference(&suite, &run.selection, show);
+            let report = match run.release.as_deref() {
+                None => runner::run_reference(&suite, &run.selection, show),
+                Some(_) => runner::run(
+                    &suite,
+                    &mut BuiltIn(profiles[0].declared().features),
+                    &profiles[0],
+                    &run.selection,
+                    show,
+                ),
+            };
             // Cost is measured through the reference's own adapter process,
-            // as a user's host gets it, in the newest generation.
+            // as a user's host gets it, in the newest release.
             let newest = profiles.first().cloned();
             (report, Subject::Profiles { profiles }, newest)
         }
@@ -236,7 +274,7 @@ fn conformance(run: ConformanceRun) -> Exit {
             let mut subject = External::new(command, run.timeout)
                 .with_grace(run.grace)
                 .with_backtraces(run.backtrace);
-            let description = match described(&mut subject, human) {
+            let description = match described(&mut subject, run.release.as_deref(), human) {
                 Ok(description) => description,
                 Err(exit) => return exit,
             };

@@ -6,7 +6,6 @@
 
 use super::output::say;
 use super::{Exit, Format};
-use crate::config::Generation;
 use crate::harness::runner::adapter::{default_grace, BuiltIn, External, Implementation};
 use crate::harness::runner::differential::{self, corpus};
 use crate::harness::runner::vectors::Suite;
@@ -22,12 +21,20 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct DifferentialArgs {
     /// Command of the first implementation (default: the built-in
-    /// reference, newest generation).
+    /// reference, with B's behaviours).
     #[arg(long = "a")]
     a: Option<String>,
     /// Command of the second implementation.
     #[arg(long = "b")]
     b: String,
+    /// Run B as this upstream release (spec `releases.table`): its
+    /// behaviours are the release's, in place of those its features name.
+    #[arg(long)]
+    release: Option<String>,
+    /// Run A as this upstream release (with --a; without it, A is the
+    /// reference with B's behaviours).
+    #[arg(long)]
+    a_release: Option<String>,
     /// Number of cases.
     #[arg(long, default_value_t = 1000)]
     cases: u64,
@@ -83,6 +90,8 @@ pub enum Corpus {
 struct DifferentialRun {
     a: Option<String>,
     b: String,
+    release: Option<String>,
+    a_release: Option<String>,
     ops: Option<Vec<String>>,
     corpus: Corpus,
     timeout: Duration,
@@ -102,6 +111,8 @@ pub fn run(args: DifferentialArgs) -> Exit {
     let DifferentialArgs {
         a,
         b,
+        release,
+        a_release,
         cases,
         seed,
         ops,
@@ -118,6 +129,8 @@ pub fn run(args: DifferentialArgs) -> Exit {
     differential(DifferentialRun {
         a,
         b,
+        release,
+        a_release,
         ops,
         corpus,
         timeout,
@@ -160,37 +173,44 @@ fn differential(run: DifferentialRun) -> Exit {
             Exit::Unusable
         })
     };
-    let description_b = match describe("B", &mut second) {
-        Ok(description) => description,
-        Err(code) => return code,
+    let as_release = |description: crate::harness::runner::adapter::Description, release: &Option<String>| match release {
+        Some(release) => description.as_release(release).map_err(|problem| {
+            eprintln!("{problem}");
+            Exit::Unusable
+        }),
+        None => Ok(description),
     };
-    // Without --a, the reference in the generation B implements.
-    let (mut first, chosen): (Box<dyn Implementation>, Option<Generation>) = match &run.a {
-        Some(command) => (Box::new(external(command)), None),
-        None => {
-            let generation = differential::reference_generation(&description_b);
-            (Box::new(BuiltIn(generation)), Some(generation))
-        }
+    let description_b =
+        match describe("B", &mut second).and_then(|d| as_release(d, &run.release)) {
+            Ok(description) => description,
+            Err(code) => return code,
+        };
+    // Without --a, the reference with exactly B's behaviours.
+    let (mut first, chosen): (Box<dyn Implementation>, bool) = match &run.a {
+        Some(command) => (Box::new(external(command)), false),
+        None => (
+            Box::new(BuiltIn(differential::reference_features(&description_b))),
+            true,
+        ),
     };
-    let description_a = match describe("A", first.as_mut()) {
-        Ok(description) => description,
-        Err(code) => return code,
-    };
+    let a_release = if run.a.is_some() { &run.a_release } else { &None };
+    let description_a =
+        match describe("A", first.as_mut()).and_then(|d| as_release(d, a_release)) {
+            Ok(description) => description,
+            Err(code) => return code,
+        };
     let human = run.format == Format::Human;
     let plan = differential::plan(&description_a, &description_b, run.ops.as_deref());
     if human {
         say!("A: {description_a}");
-        if let Some(generation) = chosen {
-            say!(
-                "A is the reference in its {} generation, the one B's features are from (--a chooses another)",
-                generation.name()
-            );
+        if chosen {
+            say!("A is the reference with B's behaviours (--a chooses another)");
         }
         say!("B: {description_b}");
         let compared: Vec<&str> = plan.ops.iter().map(|planned| planned.op).collect();
         say!("compared: {}", compared.join(", "));
         for (op, what) in &plan.mixed {
-            say!("generations differ for {op}: {what}");
+            say!("behaviours differ for {op}: {what}");
         }
         for (op, why) in &plan.left_out {
             say!("not compared: {op} ({why})");

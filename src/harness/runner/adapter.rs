@@ -1,7 +1,7 @@
 //! Implementations under test: the built-in reference, or any program that
 //! speaks the adapter protocol (spec `protocol.framing`).
 
-use crate::config::Generation;
+use crate::features::{self, Declared, Features};
 use crate::js::json::{self, Json};
 use crate::js::JsString;
 use crate::protocol::dispatch;
@@ -32,7 +32,7 @@ const READ_CHUNK: usize = 64 * 1024;
 /// hold its answer back forever.
 const DRAIN_CHUNKS: usize = 256;
 
-/// The capabilities the reference declares, in every generation.
+/// The capabilities the reference declares, with any features.
 pub fn reference_capabilities() -> Vec<String> {
     dispatch::CAPABILITIES
         .iter()
@@ -49,6 +49,11 @@ pub struct Description {
     pub version: String,
     /// The features it declares.
     pub features: Vec<String>,
+    /// The release it declares itself to be, or is run as (`--release`):
+    /// its behaviours replace those its features name (spec
+    /// `releases.declare`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<String>,
     /// The capabilities it declares (spec `protocol.capabilities`).
     pub capabilities: Vec<String>,
 }
@@ -59,9 +64,13 @@ impl fmt::Display for Description {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} {} (features: {}; capabilities: {})",
+            "{} {} ({}features: {}; capabilities: {})",
             self.name,
             self.version,
+            self.release
+                .as_ref()
+                .map(|release| format!("release {release}; "))
+                .unwrap_or_default(),
             self.features.join(", "),
             if self.capabilities.is_empty() {
                 "none".to_owned()
@@ -73,6 +82,28 @@ impl fmt::Display for Description {
 }
 
 impl Description {
+    /// What it declares, read (spec `protocol.features`, `releases.declare`):
+    /// the ops of its features (every op when it names a release and no
+    /// feature) and the behaviours of its release, else of its features.
+    pub fn declared(&self) -> Declared {
+        let mut declared = Declared::from_names(self.features.iter().map(String::as_str));
+        if let Some(release) = self.release.as_deref().and_then(features::release) {
+            declared.features = release.features;
+            if declared.ops.is_empty() {
+                declared.ops = Declared::release(release).ops;
+            }
+        }
+        declared
+    }
+
+    /// Runs it as the release `name` (`--release`): its behaviours are the
+    /// release's, its ops those it declares.
+    pub fn as_release(mut self, name: &str) -> Result<Description, String> {
+        let release = features::release(name).ok_or_else(|| unknown_release(name))?;
+        self.release = Some(release.name.to_owned());
+        Ok(self)
+    }
+
     fn from_output(output: &Json) -> Result<Description, String> {
         let text = |name: &str| {
             output
@@ -88,7 +119,20 @@ impl Description {
                 .map(|item| item.as_string().ok_or(format!("{name} must be strings")))
                 .collect()
         };
-        let features = list("features", output.get("features").unwrap_or(&Json::Null))?;
+        // releases.declare: a release may stand in place of the features.
+        let release = match output.get("release") {
+            None => None,
+            Some(Json::String(name)) => {
+                let name = name.to_string_lossy();
+                let release = features::release(&name).ok_or_else(|| unknown_release(&name))?;
+                Some(release.name.to_owned())
+            }
+            Some(_) => return Err("describe output's \"release\" must be a string".to_owned()),
+        };
+        let features = match (output.get("features"), &release) {
+            (None, Some(_)) => Vec::new(),
+            (features, _) => list("features", features.unwrap_or(&Json::Null))?,
+        };
         // protocol.capabilities: absent means none.
         let capabilities = match output.get("capabilities") {
             None => Vec::new(),
@@ -110,9 +154,16 @@ impl Description {
             name: text("name")?,
             version: text("version")?,
             features,
+            release,
             capabilities,
         })
     }
+}
+
+/// The error for a release this runner does not know.
+pub fn unknown_release(name: &str) -> String {
+    let known: Vec<&str> = features::RELEASES.iter().map(|release| release.name).collect();
+    format!("unknown release {name:?} (known: {})", known.join(", "))
 }
 
 /// An implementation the runner can drive.
@@ -179,9 +230,10 @@ pub fn default_grace(timeout: Duration) -> Duration {
 /// answered ten minutes after its timeout is taken to hang.
 pub const MAX_GRACE: Duration = Duration::from_secs(600);
 
-/// The reference implementation in one generation, called in process.
+/// The reference implementation with a set of behaviours, called in
+/// process.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct BuiltIn(pub Generation);
+pub struct BuiltIn(pub Features);
 
 impl Implementation for BuiltIn {
     fn describe(&mut self) -> Result<Description, String> {

@@ -170,9 +170,7 @@ impl CostVector {
 
     /// Whether an implementation declaring `description`'s features runs it.
     pub fn declared_by(&self, description: &Description) -> bool {
-        self.features
-            .iter()
-            .any(|feature| description.features.contains(feature))
+        description.declared().satisfies(&self.op, &self.features)
     }
 }
 

@@ -14,7 +14,7 @@ pub mod probes;
 pub mod report;
 pub mod vectors;
 
-use crate::config::Generation;
+use crate::features::{self, Declared, Features};
 use crate::js::json::{self, Json};
 use crate::js::JsString;
 use crate::protocol::wire::{Outcome, UNSUPPORTED};
@@ -299,33 +299,34 @@ impl Selection {
         self.filters.is_empty() || self.filters.iter().any(|f| matches_filter(f, id))
     }
 
-    fn selects_feature(&self, feature: &str) -> bool {
-        self.features
-            .as_ref()
-            .is_none_or(|features| features.iter().any(|f| f == feature))
+    /// Whether `--feature` picks a vector of `op` with `features`: one of
+    /// its features or its op's feature is selected.
+    fn selects(&self, op: &str, vector_features: &[String]) -> bool {
+        let Some(selected) = &self.features else {
+            return true;
+        };
+        selected.iter().any(|name| {
+            features::op_feature(op) == Some(name.as_str())
+                || vector_features.iter().any(|feature| feature == name)
+        })
     }
 
-    /// Whether `vector` runs on an implementation that declares a feature
-    /// when `declared` says so and has `capabilities`, or why it is skipped
+    /// Whether `vector` runs on an implementation that `declared` says
+    /// declares what it names, with `capabilities`, or why it is skipped
     /// (spec `protocol.features`, `protocol.capabilities`).
     fn gate(
         &self,
         vector: &Vector,
-        declared: &dyn Fn(&str) -> bool,
+        declared: &dyn Fn(&Vector) -> bool,
         capabilities: &[String],
     ) -> Result<(), Status> {
         if !self.matches_id(&vector.id) {
             return Err(Status::SkippedFilter);
         }
-        let mut selected = vector
-            .features
-            .iter()
-            .filter(|f| self.selects_feature(f))
-            .peekable();
-        if selected.peek().is_none() {
+        if !self.selects(&vector.op, &vector.features) {
             return Err(Status::SkippedNotSelected);
         }
-        if !selected.any(|f| declared(f)) {
+        if !declared(vector) {
             return Err(Status::SkippedFeature);
         }
         if !vector.requires.iter().all(|c| capabilities.contains(c)) {
@@ -366,9 +367,10 @@ pub fn run(
     selection: &Selection,
     on_result: impl FnMut(&Vector, &VectorResult),
 ) -> Report {
-    let declared = |feature: &str| description.features.iter().any(|f| f == feature);
+    let read = description.declared();
+    let declared = |vector: &Vector| read.satisfies(&vector.op, &vector.features);
     let mut prober = probes::Prober::new(description);
-    let mut reference = adapter::BuiltIn(prober.generation());
+    let mut reference = adapter::BuiltIn(prober.features());
     // A fifth of the requests the run sends for its vectors.
     let allowance = probes::MIN_ALLOWANCE.max(
         suite
@@ -416,8 +418,7 @@ pub fn run(
     report
 }
 
-/// [`run`] for the reference in all its generations
-/// ([`check_reference`]).
+/// [`run`] for the reference in every release ([`check_reference`]).
 pub fn run_reference(
     suite: &Suite,
     selection: &Selection,
@@ -427,11 +428,7 @@ pub fn run_reference(
     run_with(suite, on_result, |vector| {
         selection.gate(
             vector,
-            &|feature| {
-                Generation::ALL
-                    .iter()
-                    .any(|generation| generation.features().contains(&feature))
-            },
+            &|vector| features::op_feature(&vector.op).is_some(),
             &capabilities,
         )?;
         Ok(check_reference_selected(vector, selection))
@@ -485,9 +482,9 @@ pub fn run_cost(
         let mut growth = None;
         let status = if !selection.matches_id(&vector.id) {
             Status::SkippedFilter
-        } else if !vector.features.iter().any(|f| selection.selects_feature(f)) {
+        } else if !selection.selects(&vector.op, &vector.features) {
             Status::SkippedNotSelected
-        } else if !vector.declared_by(description) {
+        } else if !description.declared().satisfies(&vector.op, &vector.features) {
             Status::SkippedFeature
         } else {
             match implementation.as_deref_mut() {
@@ -549,29 +546,44 @@ pub fn run_cost(
     results
 }
 
-/// Runs one vector on the reference in every generation that declares one of
-/// its features: the reference implements both, so every vector of the
-/// suite runs on it. Passes when every such run passes.
+/// Runs one vector on the reference in every release whose behaviours it
+/// runs on, or, when none does, with the behaviours it names: the
+/// reference has every set, so every vector of the suite runs on it.
+/// Passes when every such run passes.
 pub fn check_reference(vector: &Vector) -> Status {
     check_reference_selected(vector, &Selection::default())
 }
 
+/// The reference's profiles `vector` runs on: each release whose
+/// behaviours satisfy its features, or else the behaviours it names.
+pub fn reference_profiles(vector: &Vector) -> Vec<(&'static str, Features)> {
+    let releases: Vec<(&'static str, Features)> = features::RELEASES
+        .iter()
+        .filter(|release| Declared::release(release).satisfies(&vector.op, &vector.features))
+        .map(|release| (release.name, release.features))
+        .collect();
+    if !releases.is_empty() {
+        return releases;
+    }
+    let named = vector
+        .features
+        .iter()
+        .fold(Features::RC8, |features, name| features.with(name, true));
+    vec![("its features", named)]
+}
+
 fn check_reference_selected(vector: &Vector, selection: &Selection) -> Status {
+    if !selection.selects(&vector.op, &vector.features) {
+        return Status::SkippedNotSelected;
+    }
     let mut status = Status::SkippedFeature;
-    for generation in Generation::ALL {
-        let runs = vector
-            .features
-            .iter()
-            .any(|f| selection.selects_feature(f) && generation.features().contains(&f.as_str()));
-        if !runs {
-            continue;
-        }
+    for (profile, features) in reference_profiles(vector) {
         match check(
             vector,
-            adapter::BuiltIn(generation).call(&vector.op, &vector.input),
+            adapter::BuiltIn(features).call(&vector.op, &vector.input),
         ) {
             Status::Failed(mut detail) => {
-                detail.profile = Some(generation.name());
+                detail.profile = Some(profile);
                 return Status::Failed(detail);
             }
             Status::Passed if status == Status::SkippedFeature => status = Status::Passed,
@@ -647,6 +659,7 @@ mod tests {
             name: "test".to_owned(),
             version: "0".to_owned(),
             features: features.iter().map(|f| (*f).to_owned()).collect(),
+            release: None,
             capabilities: Vec::new(),
         }
     }
@@ -730,7 +743,7 @@ mod tests {
         let suite = Suite::for_tests(vec![vector(Expect::Output(Json::str(
             "dsh-session:ImFiYyI",
         )))]);
-        let mut reference = adapter::BuiltIn(Generation::Newest);
+        let mut reference = adapter::BuiltIn(Features::NEWEST);
         let none = run(
             &suite,
             &mut reference,

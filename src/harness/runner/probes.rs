@@ -21,7 +21,8 @@ use super::causes::{self, Cause, Side};
 use super::diff::first_difference;
 use super::ops;
 use super::vectors::required_capabilities;
-use crate::config::{budget, Config, Generation};
+use crate::config::{budget, Config};
+use crate::features::Features;
 use crate::js::json::{self, Json};
 use crate::js::{is_js_whitespace, JsString};
 use crate::protocol::dispatch;
@@ -181,7 +182,7 @@ fn shortened(text: &str) -> String {
 
 /// Sends a run's probes and keeps their answers (spec `runner.probes`).
 pub struct Prober {
-    generation: Generation,
+    features: Features,
     declared: Vec<&'static str>,
     capabilities: Vec<String>,
     expected: HashMap<String, Result<Outcome, String>>,
@@ -202,10 +203,10 @@ pub struct Prober {
 
 impl Prober {
     /// A prober for the implementation `description` describes, compared
-    /// with the reference of its generation (`conformance`).
+    /// with the reference at its declared behaviours (`conformance`).
     pub fn new(description: &Description) -> Prober {
         Prober::within(
-            ops::reference_generation(description),
+            ops::reference_features(description),
             ops::known_ops()
                 .filter(|op| ops::declares_op(description, op))
                 .collect(),
@@ -213,17 +214,17 @@ impl Prober {
         )
     }
 
-    /// A prober that derives probes as the reference of `generation` does,
+    /// A prober that derives probes as the reference with `features` does,
     /// sends only ops of `declared`, and only requests that need no
     /// capability but `capabilities` (`differential`: what both sides
     /// declare; spec `protocol.capabilities`).
     pub fn within(
-        generation: Generation,
+        features: Features,
         declared: Vec<&'static str>,
         capabilities: Vec<String>,
     ) -> Prober {
         Prober {
-            generation,
+            features,
             declared,
             capabilities,
             expected: HashMap::new(),
@@ -249,9 +250,9 @@ impl Prober {
         (left, self.allowance.is_some() && left <= allowance / 4)
     }
 
-    /// The reference generation probes are derived with.
-    pub fn generation(&self) -> Generation {
-        self.generation
+    /// The behaviours of the reference probes are derived with.
+    pub fn features(&self) -> Features {
+        self.features
     }
 
     /// The chain from a failed request of `op` to the lowest op on which
@@ -338,8 +339,8 @@ impl Prober {
         if op == "retain" && input.get("maxBytes") == Some(&Json::Number(UNBOUNDED)) {
             return causes::told_conversation(causes::Told::Projection);
         }
-        let own = dispatch::handle_in(self.generation, op, input);
-        let retained: Vec<Option<bool>> = derive(self.generation, op, input, &own)
+        let own = dispatch::handle_in(self.features, op, input);
+        let retained: Vec<Option<bool>> = derive(self.features, op, input, &own)
             .iter()
             .filter(|probe| probe.op == "retain")
             .map(|probe| {
@@ -375,8 +376,8 @@ impl Prober {
             return None;
         }
         let [expected_side, actual_side] = sides;
-        let own = dispatch::handle_in(self.generation, op, input);
-        for probe in derive(self.generation, op, input, &own) {
+        let own = dispatch::handle_in(self.features, op, input);
+        for probe in derive(self.features, op, input, &own) {
             if !self.declared.contains(&probe.op)
                 || required_capabilities(probe.op, &probe.input, &Json::Null)
                     .iter()
@@ -468,7 +469,7 @@ fn key(op: &str, input: &Json) -> String {
 
 /// The probes of a request of `op` (spec `runner.probes`), lowest ops
 /// first, derived from its input and the reference's answer `own`.
-pub fn derive(generation: Generation, op: &str, input: &Json, own: &Outcome) -> Vec<Probe> {
+pub fn derive(features: Features, op: &str, input: &Json, own: &Outcome) -> Vec<Probe> {
     let output = match own {
         Outcome::Output(output) => Some(output),
         Outcome::Error { .. } => None,
@@ -523,7 +524,7 @@ pub fn derive(generation: Generation, op: &str, input: &Json, own: &Outcome) -> 
             // The data the reference measured: the whole projection it
             // measures first, then what it retained.
             let whole = projection.as_ref().and_then(|probe| {
-                match dispatch::handle_in(generation, probe.op, &probe.input) {
+                match dispatch::handle_in(features, probe.op, &probe.input) {
                     Outcome::Output(whole) => whole.get("data").cloned(),
                     Outcome::Error { .. } => None,
                 }
@@ -535,8 +536,8 @@ pub fn derive(generation: Generation, op: &str, input: &Json, own: &Outcome) -> 
             }
             probes.extend(projection);
         }
-        "prepare" => probes.extend(prepare_probes(generation, input, output)),
-        "pre-step" => probes.extend(pre_step_probes(generation, input)),
+        "prepare" => probes.extend(prepare_probes(features, input, output)),
+        "pre-step" => probes.extend(pre_step_probes(features, input)),
         "candidates/list" => probes.extend(config_probe(input)),
         "candidates/remote" => {
             probes.extend(config_probe(input));
@@ -573,13 +574,13 @@ fn config_probe(input: &Json) -> Option<Probe> {
 
 /// A preparation's probes: its configuration, its prompt's data as tag-safe
 /// JSON, and each source retained with the budget the reference computed.
-fn prepare_probes(generation: Generation, input: &Json, output: Option<&Json>) -> Vec<Probe> {
+fn prepare_probes(features: Features, input: &Json, output: Option<&Json>) -> Vec<Probe> {
     let mut probes: Vec<Probe> = config_probe(input).into_iter().collect();
     let context = output.and_then(|output| output.get("additionalContext"));
     if let Some(data) = context.and_then(prompt_data) {
         probes.push(Probe::new("json/tag-safe", [("value", data)]));
     }
-    let budget = reference_budget(generation, input);
+    let budget = reference_budget(features, input);
     let sessions = input.get("sessions").and_then(Json::as_object);
     // The sources as the request names them (the session store's keys;
     // a snapshot's own id may differ), as the reference normalizes them.
@@ -620,8 +621,8 @@ fn prepare_probes(generation: Generation, input: &Json, output: Option<&Json>) -
 /// The per-reference byte budget the reference computes for a preparation
 /// (spec `prepare.budget.fixed`, `prepare.budget.automatic`), or `None`
 /// when its configuration is refused or its model lookup fails.
-fn reference_budget(generation: Generation, input: &Json) -> Option<u64> {
-    let config = Config::from_json(input.get("config"), generation).ok()?;
+fn reference_budget(features: Features, input: &Json) -> Option<u64> {
+    let config = Config::from_json(input.get("config"), features).ok()?;
     let route = input.get("agent").and_then(|agent| agent.get("route"));
     let provider = route
         .and_then(|route| route.get("provider"))
@@ -678,7 +679,7 @@ fn prompt_data(context: &Json) -> Option<Json> {
 /// A pre-step's probes: `mention/parse` of each direct user message's text
 /// blocks, then `prepare` of each message that mentions a session, as the
 /// reference builds it.
-fn pre_step_probes(generation: Generation, input: &Json) -> Vec<Probe> {
+fn pre_step_probes(features: Features, input: &Json) -> Vec<Probe> {
     let mut parses = Vec::new();
     let mut preparations = Vec::new();
     let messages = input
@@ -713,7 +714,7 @@ fn pre_step_probes(generation: Generation, input: &Json) -> Vec<Probe> {
                 continue;
             };
             let parse = Probe::new("mention/parse", [("text", text.clone())]);
-            match dispatch::handle_in(generation, parse.op, &parse.input) {
+            match dispatch::handle_in(features, parse.op, &parse.input) {
                 Outcome::Output(parsed) => {
                     content.push(Json::object([
                         ("type", Json::str("text")),
@@ -823,11 +824,11 @@ mod tests {
     /// implementation's to every probe of `op` with `input` that is a
     /// `retain`: each such probe was asked and agreed.
     fn agreeing_on_retain(op: &str, input: &Json) -> Prober {
-        let mut prober = Prober::within(Generation::Rc8, vec!["retain"], Vec::new());
-        let own = dispatch::handle_in(Generation::Rc8, op, input);
-        for probe in derive(Generation::Rc8, op, input, &own) {
+        let mut prober = Prober::within(Features::RC8, vec!["retain"], Vec::new());
+        let own = dispatch::handle_in(Features::RC8, op, input);
+        for probe in derive(Features::RC8, op, input, &own) {
             if probe.op == "retain" {
-                let answer = dispatch::handle_in(Generation::Rc8, probe.op, &probe.input);
+                let answer = dispatch::handle_in(Features::RC8, probe.op, &probe.input);
                 let key = key(probe.op, &probe.input);
                 prober.expected.insert(key.clone(), Ok(answer.clone()));
                 prober.answers.insert(key, (Ok(answer), String::new()));
@@ -847,7 +848,7 @@ mod tests {
         let unbounded = parse(&format!(
             r#"{{"snapshot":{snapshot},"label":"l","maxBytes":9007199254740991}}"#
         ));
-        let mut nothing_asked = Prober::within(Generation::Rc8, vec!["retain"], Vec::new());
+        let mut nothing_asked = Prober::within(Features::RC8, vec!["retain"], Vec::new());
         assert_eq!(
             told(&mut nothing_asked, "retain", &unbounded),
             "snapshot: projection differs"
@@ -930,8 +931,8 @@ mod tests {
         // runner.probes
         let ops = |op: &str, input: &str| -> Vec<&'static str> {
             let input = parse(input);
-            let own = dispatch::handle_in(Generation::Rc8, op, &input);
-            derive(Generation::Rc8, op, &input, &own)
+            let own = dispatch::handle_in(Features::RC8, op, &input);
+            derive(Features::RC8, op, &input, &own)
                 .iter()
                 .map(|probe| probe.op)
                 .collect()

@@ -12,7 +12,6 @@
 //! choose the seed and the mutations are drawn by proptest, so shrinking
 //! moves towards the seed unchanged and towards the first seed.
 
-use super::requests::Scope;
 use super::Plan;
 use crate::harness::runner::adapter::Description;
 use crate::harness::runner::vectors::{required_capabilities, Expect, Suite};
@@ -23,30 +22,29 @@ use proptest::prelude::*;
 use std::collections::BTreeMap;
 
 /// The seeds of each planned op: the inputs of the vectors both `a` and
-/// `b` run. An op compared across generations ([`Scope::Common`]) has
-/// none: its vectors hold what only one generation defines.
+/// `b` run. An op whose behaviours differ between the sides
+/// ([`Scope::is_mixed`]) has none: its vectors hold what only one defines.
 pub fn seeds(
     plan: &Plan,
     a: &Description,
     b: &Description,
     suite: &Suite,
 ) -> BTreeMap<&'static str, Vec<Json>> {
-    let runs = |description: &Description, features: &[String]| {
-        features
-            .iter()
-            .any(|feature| description.features.contains(feature))
-    };
+    let (declared_a, declared_b) = (a.declared(), b.declared());
     let mut seeds: BTreeMap<&'static str, Vec<Json>> = BTreeMap::new();
     for planned in plan
         .ops
         .iter()
-        .filter(|planned| planned.scope != Scope::Common)
+        .filter(|planned| !planned.scope.is_mixed())
     {
         let inputs: Vec<Json> = suite
             .vectors()
             .map(|(_, vector)| vector)
             .filter(|vector| vector.op == planned.op)
-            .filter(|vector| runs(a, &vector.features) && runs(b, &vector.features))
+            .filter(|vector| {
+                declared_a.satisfies(&vector.op, &vector.features)
+                    && declared_b.satisfies(&vector.op, &vector.features)
+            })
             .filter(|vector| {
                 let expected = match &vector.expect {
                     Expect::Output(output) => output.clone(),

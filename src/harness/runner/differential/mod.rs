@@ -10,8 +10,7 @@ pub mod requests;
 use super::adapter::{is_hang, Description, Implementation, Slow};
 use super::causes::Cause;
 use super::diff;
-use super::ops::OPS;
-pub use super::ops::{known_ops, reference_generation};
+pub use super::ops::{known_ops, reference_features};
 use super::probes::{Chain, Prober};
 use super::report::{actual_json, raw};
 use super::vectors::{required_capabilities, LONE_SURROGATES, OPTIONAL_SEQ};
@@ -48,7 +47,8 @@ pub struct Plan {
     pub ops: Vec<PlannedOp>,
     /// Ops not generated, each with the reason.
     pub left_out: Vec<(String, String)>,
-    /// Ops whose generations differ, each with what is hidden.
+    /// Ops whose behaviours differ between the sides, each with what is
+    /// hidden.
     pub mixed: Vec<(String, String)>,
     /// Both declare the capability `lone-surrogates`: requests may hold lone
     /// surrogates, and answers holding them are compared (spec
@@ -61,24 +61,26 @@ pub struct Plan {
     /// `candidates-fuzzy` and `config-fraction-type`, capability
     /// `optional-seq`).
     pub reach: Reach,
-    /// The reference generation disagreements are probed with (spec
-    /// `runner.probes`): B's ([`reference_generation`]); `None` when an op
-    /// is compared across generations, whose lower ops' answers differ by
-    /// design.
-    pub probes: Option<crate::config::Generation>,
+    /// The reference's behaviours disagreements are probed with (spec
+    /// `runner.probes`): B's ([`reference_features`]). Probing is off for
+    /// the ops whose behaviours differ between the sides, whose lower ops'
+    /// answers differ by design.
+    pub probes: Option<crate::features::Features>,
 }
 
 impl Plan {
     /// A prober for the run's disagreements, when it probes.
     fn prober(&self) -> Option<Prober> {
-        let generation = self.probes?;
-        (self.mixed.is_empty()).then(|| {
-            Prober::within(
-                generation,
-                self.ops.iter().map(|planned| planned.op).collect(),
-                self.capabilities.clone(),
-            )
-        })
+        let features = self.probes?;
+        Some(Prober::within(
+            features,
+            self.ops
+                .iter()
+                .filter(|planned| !planned.scope.is_mixed())
+                .map(|planned| planned.op)
+                .collect(),
+            self.capabilities.clone(),
+        ))
     }
 }
 
@@ -117,8 +119,8 @@ pub fn plan(a: &Description, b: &Description, only: Option<&[String]>) -> Plan {
             .iter()
             .all(|d| d.capabilities.iter().any(|c| c == capability))
     };
-    let has = |d: &Description, feature: &str| d.features.iter().any(|f| f == feature);
-    let both = |feature: &str| has(a, feature) && has(b, feature);
+    let (declared_a, declared_b) = (a.declared(), b.declared());
+    let both = |name: &str| declared_a.declares(name) && declared_b.declares(name);
     let mut plan = Plan {
         lone_surrogates: capable(LONE_SURROGATES),
         capabilities: a
@@ -133,40 +135,39 @@ pub fn plan(a: &Description, b: &Description, only: Option<&[String]>) -> Plan {
             fraction_types: both("config-fraction-type"),
             optional_seq: capable(OPTIONAL_SEQ),
         },
-        probes: Some(reference_generation(b)),
+        probes: Some(reference_features(b)),
         ..Plan::default()
     };
-    for &(op, v1, v2) in OPS {
+    for op in known_ops() {
         if only.is_some_and(|only| !only.iter().any(|o| o == op)) {
             continue;
         }
-        let generation = |d: &Description| match (has(d, v1), has(d, v2)) {
-            (_, true) if v1 != v2 => Some(Scope::V2),
-            (true, _) => Some(Scope::V1),
-            _ => None,
-        };
-        let (Some(in_a), Some(in_b)) = (generation(a), generation(b)) else {
-            let missing = if generation(a).is_none() {
-                &a.name
-            } else {
-                &b.name
-            };
-            plan.left_out.push((
-                op.to_owned(),
-                format!("{missing} declares neither {v1} nor {v2}"),
-            ));
+        let Some(missing) = [(&declared_a, a), (&declared_b, b)]
+            .into_iter()
+            .find(|(declared, _)| !declared.answers(op))
+            .map(|(_, description)| &description.name)
+        else {
+            let scope = Scope::between(op, declared_a.features, declared_b.features);
+            if scope.is_mixed() {
+                let differ: Vec<&str> = scope.differ.names().collect();
+                plan.mixed.push((
+                    op.to_owned(),
+                    format!("{} ({})", hidden(op), differ.join(", ")),
+                ));
+            }
+            plan.ops.push(PlannedOp { op, scope });
             continue;
         };
-        let scope = if in_a == in_b { in_a } else { Scope::Common };
-        if scope == Scope::Common {
-            plan.mixed.push((op.to_owned(), hidden(op).to_owned()));
-        }
-        plan.ops.push(PlannedOp { op, scope });
+        let feature = crate::features::op_feature(op).unwrap_or(op);
+        plan.left_out.push((
+            op.to_owned(),
+            format!("{missing} does not declare the feature {feature}"),
+        ));
     }
     plan
 }
 
-/// What a comparison across generations leaves out, per op.
+/// What a comparison of sides whose behaviours differ leaves out, per op.
 fn hidden(op: &str) -> &'static str {
     match op {
         "prepare" | "pre-step" => "requests without route, spill store, developer/system events or capturedThroughSeq outside its domain; the omissions section and capturedFormatVersion hidden",
@@ -303,8 +304,9 @@ fn without_v2_prompt_additions(value: Json) -> Json {
 
 /// How two answers to one request compare: `None` when they agree, else
 /// the disagreement's class and an explanation. Outputs compare exactly,
-/// errors by code (spec `conformance.comparison`); across generations
-/// ([`Scope::Common`]) the newer generation's additions are hidden first.
+/// errors by code (spec `conformance.comparison`); where the sides'
+/// behaviours differ ([`Scope::is_mixed`]) the newer additions are hidden
+/// first.
 pub fn compare(
     op: &str,
     scope: Scope,
@@ -314,7 +316,7 @@ pub fn compare(
 ) -> Option<Mismatch> {
     let prepare = |outcome: Result<Outcome, String>| {
         outcome.map(|outcome| {
-            if scope == Scope::Common {
+            if scope.is_mixed() {
                 normalize(op, outcome)
             } else {
                 outcome
@@ -1347,7 +1349,7 @@ fn merge_other_readings(classes: &mut Vec<Class>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Generation;
+    use crate::features::Features;
     use crate::harness::runner::adapter::BuiltIn;
 
     /// runner.differential.operation: a time limit that has passed, or an
@@ -1355,8 +1357,8 @@ mod tests {
     /// why.
     #[test]
     fn a_time_limit_or_an_interrupt_stops_the_run_with_its_reason() {
-        let mut a = BuiltIn(Generation::Newest);
-        let mut b = BuiltIn(Generation::Newest);
+        let mut a = BuiltIn(Features::NEWEST);
+        let mut b = BuiltIn(Features::NEWEST);
         let (da, db) = (
             a.describe().expect("describe"),
             b.describe().expect("describe"),

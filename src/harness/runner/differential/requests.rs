@@ -2,12 +2,13 @@
 //! per op, drawn from the same strategies as the property tests
 //! ([`crate::harness::strategies`]) and the fuzz targets ([`crate::harness::checks::draw`]).
 //!
-//! A strategy builds the op's `input` object. [`Scope`] says how much of
-//! an op the two implementations both define: with [`Scope::Common`] a
-//! request stays inside what both generations answer alike (no route, no
-//! spill store, no developer or system events, no `capturedThroughSeq`
-//! outside its domain, no query), so that their outcomes are comparable
-//! once [`super::normalize`] hides what only the newer one adds. [`Reach`]
+//! A strategy builds the op's `input` object. [`Scope`] says which
+//! behaviours the two implementations both have and which they differ in:
+//! where they differ, a request stays where the behaviour does not show
+//! (no route or spill store, no developer or system events, no
+//! `capturedThroughSeq` outside its domain, no query, as the behaviour
+//! asks), so that their outcomes are comparable once [`super::normalize`]
+//! hides what only one adds. [`Reach`]
 //! says what else both declare (features of our own decisions, the
 //! capability `optional-seq`); requests stay inside it.
 
@@ -18,6 +19,7 @@ use crate::harness::strategies::{
     deep_value, edged_label, finite_number, js_units, json_tree, near_uri, nested, short_text,
     text, units,
 };
+use crate::features::{self, Features};
 use crate::js::case::to_lower;
 use crate::js::JsString;
 use crate::protocol::input_types;
@@ -25,15 +27,43 @@ use crate::surface::is_session_seq;
 use crate::{mention, projection, retention, Json};
 use proptest::prelude::*;
 
-/// How much of a generation-dependent op a request may use.
+/// What an op's requests may use: the behaviours both sides have, and
+/// those they differ in (spec `runner.differential`). Where the sides
+/// differ in a behaviour, a request stays where it does not show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
-    /// Everything the rc.8 generation defines.
-    V1,
-    /// Everything the newest generation defines.
-    V2,
-    /// Only what both generations define alike.
-    Common,
+pub struct Scope {
+    /// The behaviours both sides have.
+    pub both: Features,
+    /// The behaviours one side has and the other not.
+    pub differ: Features,
+}
+
+impl Scope {
+    /// Both sides with `features`.
+    pub const fn of(features: Features) -> Scope {
+        Scope {
+            both: features,
+            differ: Features::RC8,
+        }
+    }
+
+    /// Sides with `a` and `b`, for `op`: only the behaviours that can
+    /// change its answers count.
+    pub fn between(op: &str, a: Features, b: Features) -> Scope {
+        let mut scope = Scope::of(Features::RC8);
+        for behaviour in features::behaviours_of(op) {
+            let (in_a, in_b) = ((behaviour.get)(&a), (behaviour.get)(&b));
+            (behaviour.set)(&mut scope.both, in_a && in_b);
+            (behaviour.set)(&mut scope.differ, in_a != in_b);
+        }
+        scope
+    }
+
+    /// Whether the sides differ in any behaviour: their answers are
+    /// compared with the differences hidden ([`super::normalize`]).
+    pub fn is_mixed(&self) -> bool {
+        self.differ != Features::RC8
+    }
 }
 
 /// What both implementations declare beyond a generation's features, each
@@ -161,10 +191,10 @@ fn bytes() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(any::<u8>(), 0..600)
 }
 
-/// Events the rc.8 generation cannot read (it throws on them) are dropped
-/// from a snapshot outside [`Scope::V2`].
+/// Events a side without `developer-events-ignored` cannot read (it
+/// throws on them) are dropped unless both ignore them.
 fn keep_events_for(scope: Scope, snapshot: Json) -> Json {
-    if scope == Scope::V2 {
+    if scope.both.developer_events_ignored {
         return snapshot;
     }
     let Json::Object(members) = snapshot else {
@@ -195,9 +225,9 @@ fn keep_events_for(scope: Scope, snapshot: Json) -> Json {
 
 /// The snapshot's `capturedThroughSeq` within what both sides read alike
 /// (spec `surface.seq-absent`, `surface.seq-outside-domain`): present when either lacks the
-/// capability `optional-seq`, and, across generations ([`Scope::Common`]),
-/// `null` or a session sequence number (rc.8 copies any other value, the
-/// newest generation refuses it). A value put in is 7.
+/// capability `optional-seq`, and, where the sides differ in `seq-domain`,
+/// `null` or a session sequence number (one copies any other value, the
+/// other refuses it). A value put in is 7.
 fn seq_within(scope: Scope, reach: Reach, snapshot: Json) -> Json {
     let Json::Object(mut members) = snapshot else {
         return snapshot;
@@ -217,7 +247,7 @@ fn seq_within(scope: Scope, reach: Reach, snapshot: Json) -> Json {
             );
         }
         Some(at)
-            if scope == Scope::Common
+            if scope.differ.seq_domain
                 && members[at].1 != Json::Null
                 && !is_session_seq(&members[at].1) =>
         {
@@ -347,15 +377,17 @@ fn prepare_input(bytes: &[u8], scope: Scope, reach: Reach, pre_step: bool) -> Js
             }
         }
     }
-    if scope != Scope::V2 {
+    if !scope.both.automatic_budget {
         if let BudgetChoice::Automatic(..) = case.budget {
             case.budget = BudgetChoice::Fixed(1 + (bytes.len() as u64 * 37) % 2000);
         }
+    }
+    if !scope.both.spill {
         case.spill = SpillChoice::None;
-        for stored in &mut case.sessions {
-            if let Stored::Snapshot(snapshot) = stored {
-                *snapshot = keep_events_for(scope, snapshot.clone());
-            }
+    }
+    for stored in &mut case.sessions {
+        if let Stored::Snapshot(snapshot) = stored {
+            *snapshot = keep_events_for(scope, snapshot.clone());
         }
     }
     let mut config = vec![(
@@ -423,7 +455,7 @@ fn prepare_input(bytes: &[u8], scope: Scope, reach: Reach, pre_step: bool) -> Js
     if case.cancelled {
         input.push((JsString::from("cancel"), Json::Bool(true)));
     }
-    if scope == Scope::V2 {
+    if scope.both.automatic_budget || scope.both.spill {
         input.push((JsString::from("models"), models()));
         let mode = match case.spill {
             SpillChoice::None => "unconfigured",
@@ -544,7 +576,7 @@ fn config(scope: Scope, reach: Reach) -> impl Strategy<Value = Json> {
         Json::str("3"),
     ]);
     let mut names = vec!["maxReferences", "candidateLimit", "maxReferenceBytes"];
-    if scope == Scope::V2 {
+    if !scope.differ.context_fraction {
         names.push("referenceContextFraction");
     }
     prop::collection::vec((prop::sample::select(names), value), 0..4).prop_map(move |members| {
@@ -552,7 +584,8 @@ fn config(scope: Scope, reach: Reach) -> impl Strategy<Value = Json> {
         for (name, value) in members {
             let value = match value {
                 Json::Bool(_) | Json::String(_)
-                    if name == "referenceContextFraction" && !reach.fraction_types =>
+                    if name == "referenceContextFraction"
+                        && (!reach.fraction_types || !scope.both.fraction_type) =>
                 {
                     Json::Number(0.5)
                 }
@@ -585,9 +618,9 @@ fn field() -> impl Strategy<Value = Vec<u16>> {
 
 /// `candidates/list` (with `limit`) or `candidates/remote`: a listing of
 /// up to eight sessions with unique ids, an agent that may be one of them,
-/// and a query (outside [`Scope::Common`]; there, none or empty, since the
-/// generations match queries differently, and no subagent labels). In the
-/// newest generation without `reach.fuzzy`, a non-empty query matches at
+/// and a query (none or empty where the sides match queries otherwise, and
+/// no subagent labels where they label otherwise). With `display-title`
+/// on both sides but not `reach.fuzzy`, a non-empty query matches at
 /// most one candidate, by substring ([`documented_matches_only`]).
 fn candidates_input(scope: Scope, reach: Reach, with_limit: bool) -> BoxedStrategy<Json> {
     let session = (
@@ -595,10 +628,13 @@ fn candidates_input(scope: Scope, reach: Reach, with_limit: bool) -> BoxedStrate
         prop::option::of(field()),
         prop::option::of(field()),
     );
-    let query = match scope {
-        Scope::Common => prop::sample::select(vec![None, Some(Vec::new())]).boxed(),
-        Scope::V1 | Scope::V2 => prop::option::of(field()).boxed(),
+    // Sides that match queries otherwise get none, or an empty one.
+    let query = if scope.differ.display_title || scope.differ.fuzzy {
+        prop::sample::select(vec![None, Some(Vec::new())]).boxed()
+    } else {
+        prop::option::of(field()).boxed()
     };
+    let labels_differ = scope.differ.display_title || scope.differ.remote_display_label;
     let limit = prop::sample::select(vec![
         None,
         None,
@@ -645,13 +681,13 @@ fn candidates_input(scope: Scope, reach: Reach, with_limit: bool) -> BoxedStrate
                         }
                         // rc.8 knows no subagent labels; the newest labels a
                         // remote mention with one.
-                        if let (Some(subagent), false) = (subagent, scope == Scope::Common) {
+                        if let (Some(subagent), false) = (subagent, labels_differ) {
                             members.push((JsString::from("subagentLabel"), string(subagent)));
                         }
                         Json::Object(members)
                     })
                     .collect();
-                let listing = match (&query, scope == Scope::V2 && !reach.fuzzy) {
+                let listing = match (&query, scope.both.display_title && !reach.fuzzy) {
                     (Some(query), true) if !query.is_empty() => {
                         documented_matches_only(listing, query, &agent_id)
                     }

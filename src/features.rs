@@ -1,0 +1,427 @@
+//! Features and releases (spec `protocol.features`, `releases.*`): what an
+//! implementation answers, one feature per behaviour that changed between
+//! upstream releases, and the releases that run here as sets of them.
+//!
+//! Every module of the reference reads a changed behaviour in one place,
+//! from [`Features`] (`if features.same_workspace`), never from a release
+//! or a generation: a port that follows a release between two others, or
+//! a fork that took one behaviour early, is served by the same code.
+
+/// The behaviours that differ between upstream releases, each on or off
+/// (spec `protocol.features`). [`Features::RC8`] has none, [`Features::NEWEST`]
+/// every one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Features {
+    /// `same-workspace`: each candidate carries `sameWorkspace`
+    /// (`candidates.v2.same-workspace`).
+    pub same_workspace: bool,
+    /// `display-title`: each candidate carries `displayTitle` (a subagent's
+    /// label, else the label), and a query also matches it
+    /// (`candidates.v2.display-title`, `candidates.v2.match`).
+    pub display_title: bool,
+    /// `remote-display-label`: a Remote candidate's mention is labelled by
+    /// its display title, not its label (`candidates.remote`).
+    pub remote_display_label: bool,
+    /// `seq-domain`: `capturedThroughSeq` is a session sequence number; any
+    /// other present value fails (`surface.seq-outside-domain`).
+    pub seq_domain: bool,
+    /// `developer-events-ignored`: developer and system message events are
+    /// ignored instead of failing (`surface.developer-system`).
+    pub developer_events_ignored: bool,
+    /// `omission-notices`: a truncated source gets an omission notice after
+    /// the snapshot (`prepare.omissions`).
+    pub omission_notices: bool,
+    /// `spill`: a truncated source's full snapshot is offered to the spill
+    /// store, and its notice says what became of it (`spill.*`).
+    pub spill: bool,
+    /// `automatic-budget`: without `maxReferenceBytes` the budget follows
+    /// the route's model (`prepare.budget.automatic`); rc.8 uses 64 KiB.
+    pub automatic_budget: bool,
+    /// `context-fraction`: `referenceContextFraction` is read and checked
+    /// (`config.fraction`); rc.8 ignores it.
+    pub context_fraction: bool,
+    /// `captured-format-version`: a source record carries the session's
+    /// `capturedFormatVersion` (`prepare.captured-format-version`).
+    pub captured_format_version: bool,
+    /// `config-fraction-type` (**ours**): a `referenceContextFraction` of
+    /// another JSON type than a number is invalid (`config.fraction-type`).
+    pub fraction_type: bool,
+    /// `candidates-fuzzy` (**ours**): the specification's fuzzy match and
+    /// relevance (`candidates.fuzzy.*`).
+    pub fuzzy: bool,
+}
+
+/// A behaviour's protocol name, and the field that holds it.
+pub struct Behaviour {
+    /// Its name in `describe` and in a vector's `features`.
+    pub name: &'static str,
+    /// The ops whose answers it can change.
+    pub ops: &'static [&'static str],
+    /// Whether `features` has it.
+    pub get: fn(&Features) -> bool,
+    /// Turns it on or off in `features`.
+    pub set: fn(&mut Features, bool),
+    /// Whether the specification decides it (no upstream code does).
+    pub ours: bool,
+}
+
+const PREPARING: &[&str] = &["prepare", "pre-step"];
+const READING: &[&str] = &["retain", "prepare", "pre-step"];
+const CONFIGURED: &[&str] = &[
+    "config/check",
+    "prepare",
+    "pre-step",
+    "candidates/list",
+    "candidates/remote",
+];
+const DISCOVERING: &[&str] = &["candidates/list", "candidates/remote"];
+
+macro_rules! behaviour {
+    ($name:literal, $field:ident, $ops:expr, $ours:literal) => {
+        Behaviour {
+            name: $name,
+            ops: $ops,
+            get: |features| features.$field,
+            set: |features, on| features.$field = on,
+            ours: $ours,
+        }
+    };
+}
+
+/// Every behaviour, in the order the specification lists them.
+pub const BEHAVIOURS: &[Behaviour] = &[
+    behaviour!("same-workspace", same_workspace, DISCOVERING, false),
+    behaviour!("display-title", display_title, DISCOVERING, false),
+    behaviour!(
+        "remote-display-label",
+        remote_display_label,
+        &["candidates/remote"],
+        false
+    ),
+    behaviour!("seq-domain", seq_domain, READING, false),
+    behaviour!(
+        "developer-events-ignored",
+        developer_events_ignored,
+        READING,
+        false
+    ),
+    behaviour!("omission-notices", omission_notices, PREPARING, false),
+    behaviour!("spill", spill, PREPARING, false),
+    behaviour!("automatic-budget", automatic_budget, PREPARING, false),
+    behaviour!("context-fraction", context_fraction, CONFIGURED, false),
+    behaviour!(
+        "captured-format-version",
+        captured_format_version,
+        PREPARING,
+        false
+    ),
+    behaviour!("config-fraction-type", fraction_type, CONFIGURED, true),
+    behaviour!("candidates-fuzzy", fuzzy, DISCOVERING, true),
+];
+
+/// The op features: which ops an implementation answers (spec
+/// `protocol.features`), `(feature, ops)`.
+pub const OP_FEATURES: &[(&str, &[&str])] = &[
+    ("uri", &["uri/encode", "uri/decode"]),
+    ("mention", &["mention/format", "mention/parse"]),
+    ("json", &["json/tag-safe"]),
+    ("retain", &["retain"]),
+    ("prepare", &["prepare"]),
+    ("pre-step", &["pre-step"]),
+    ("config", &["config/check"]),
+    ("candidates", &["candidates/list", "candidates/remote"]),
+    ("files", &["files/token", "files/format", "files/list"]),
+];
+
+/// The generation names of the first vocabulary, each the set it bundled:
+/// `(name, op feature, behaviours)`. They keep meaning what they meant.
+pub const BUNDLES: &[(&str, &str, &[&str])] = &[
+    ("prepare-v1", "prepare", &[]),
+    ("pre-step-v1", "pre-step", &[]),
+    ("config-v1", "config", &[]),
+    ("candidates-v1", "candidates", &[]),
+    ("surface-v2", "retain", &["seq-domain", "developer-events-ignored"]),
+    ("prepare-v2", "prepare", NEWEST_PREPARING),
+    ("pre-step-v2", "pre-step", NEWEST_PREPARING),
+    ("config-v2", "config", &["context-fraction"]),
+    (
+        "candidates-v2",
+        "candidates",
+        &["same-workspace", "display-title", "remote-display-label"],
+    ),
+];
+
+const NEWEST_PREPARING: &[&str] = &[
+    "seq-domain",
+    "developer-events-ignored",
+    "omission-notices",
+    "spill",
+    "automatic-budget",
+    "context-fraction",
+    "captured-format-version",
+];
+
+impl Features {
+    /// The npm package 0.1.0-rc.8: none of the behaviours.
+    pub const RC8: Features = Features {
+        same_workspace: false,
+        display_title: false,
+        remote_display_label: false,
+        seq_domain: false,
+        developer_events_ignored: false,
+        omission_notices: false,
+        spill: false,
+        automatic_budget: false,
+        context_fraction: false,
+        captured_format_version: false,
+        fraction_type: false,
+        fuzzy: false,
+    };
+
+    /// The newest documents with the specification's decisions: every
+    /// behaviour.
+    pub const NEWEST: Features = Features {
+        same_workspace: true,
+        display_title: true,
+        remote_display_label: true,
+        seq_domain: true,
+        developer_events_ignored: true,
+        omission_notices: true,
+        spill: true,
+        automatic_budget: true,
+        context_fraction: true,
+        captured_format_version: true,
+        fraction_type: true,
+        fuzzy: true,
+    };
+
+    /// The behaviour named `name`, if it is one.
+    pub fn behaviour(name: &str) -> Option<&'static Behaviour> {
+        BEHAVIOURS.iter().find(|behaviour| behaviour.name == name)
+    }
+
+    /// Whether it has the behaviour named `name` (`false` for any other name).
+    pub fn has(&self, name: &str) -> bool {
+        Features::behaviour(name).is_some_and(|behaviour| (behaviour.get)(self))
+    }
+
+    /// These features with the behaviour `name` turned on or off (any
+    /// other name changes nothing).
+    pub fn with(mut self, name: &str, on: bool) -> Features {
+        if let Some(behaviour) = Features::behaviour(name) {
+            (behaviour.set)(&mut self, on);
+        }
+        self
+    }
+
+    /// The names of the behaviours it has, in [`BEHAVIOURS`] order.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        BEHAVIOURS
+            .iter()
+            .filter(|behaviour| (behaviour.get)(self))
+            .map(|behaviour| behaviour.name)
+    }
+}
+
+/// The op feature that defines `op`, if it is an op of the protocol.
+pub fn op_feature(op: &str) -> Option<&'static str> {
+    OP_FEATURES
+        .iter()
+        .find(|(_, ops)| ops.contains(&op))
+        .map(|(feature, _)| *feature)
+}
+
+/// The behaviours that can change `op`'s answers.
+pub fn behaviours_of(op: &str) -> impl Iterator<Item = &'static Behaviour> + '_ {
+    BEHAVIOURS
+        .iter()
+        .filter(move |behaviour| behaviour.ops.contains(&op))
+}
+
+/// What an implementation declares, read: the ops it answers (by op
+/// feature) and its behaviours (spec `protocol.features`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Declared {
+    /// The op features it declares, in [`OP_FEATURES`] order.
+    pub ops: Vec<&'static str>,
+    /// The behaviours it declares.
+    pub features: Features,
+}
+
+impl Declared {
+    /// Reads a `describe`'s feature names: op features, behaviours, and
+    /// the first vocabulary's generation names as the sets they bundled.
+    /// Other names are ignored (spec `protocol.features`).
+    pub fn from_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Declared {
+        let mut ops: Vec<&'static str> = Vec::new();
+        let mut features = Features::RC8;
+        for name in names {
+            if let Some((feature, _)) = OP_FEATURES.iter().find(|(feature, _)| *feature == name) {
+                ops.push(feature);
+            } else if let Some((_, op, behaviours)) =
+                BUNDLES.iter().find(|(bundle, _, _)| *bundle == name)
+            {
+                ops.push(op);
+                for behaviour in *behaviours {
+                    features = features.with(behaviour, true);
+                }
+            } else {
+                features = features.with(name, true);
+            }
+        }
+        ops.sort_by_key(|op| OP_FEATURES.iter().position(|(feature, _)| feature == op));
+        ops.dedup();
+        Declared { ops, features }
+    }
+
+    /// Every op and the release's behaviours.
+    pub fn release(release: &Release) -> Declared {
+        Declared {
+            ops: OP_FEATURES.iter().map(|(feature, _)| *feature).collect(),
+            features: release.features,
+        }
+    }
+
+    /// Whether it answers `op`.
+    pub fn answers(&self, op: &str) -> bool {
+        op_feature(op).is_some_and(|feature| self.ops.contains(&feature))
+    }
+
+    /// Whether it declares the feature `name`: an op feature or a behaviour.
+    pub fn declares(&self, name: &str) -> bool {
+        self.ops.contains(&name) || self.features.has(name)
+    }
+
+    /// Whether a vector of `op` whose `features` are `conditions` runs on
+    /// it (spec `protocol.features`): it answers `op`, and has each
+    /// behaviour named and none named with a leading `!`. An op feature
+    /// named must be declared; a name of neither kind is never declared.
+    pub fn satisfies<S: AsRef<str>>(&self, op: &str, conditions: &[S]) -> bool {
+        self.answers(op)
+            && conditions.iter().all(|condition| {
+                match condition.as_ref().strip_prefix('!') {
+                    Some(absent) => Features::behaviour(absent).is_some() && !self.features.has(absent),
+                    None => self.declares(condition.as_ref()),
+                }
+            })
+    }
+
+    /// Its names: the op features, then the behaviours.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.ops
+            .iter()
+            .copied()
+            .chain(self.features.names())
+            .collect()
+    }
+
+    /// The release it is exactly, if any.
+    pub fn release_name(&self) -> Option<&'static str> {
+        RELEASES
+            .iter()
+            .find(|release| release.features == self.features)
+            .map(|release| release.name)
+    }
+}
+
+/// An upstream release that runs here, as the set of behaviours it has
+/// (spec `releases.table`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Release {
+    /// Its name on the command line and in `describe`.
+    pub name: &'static str,
+    /// Its behaviours.
+    pub features: Features,
+    /// How its set was established.
+    pub how: &'static str,
+}
+
+/// The releases, oldest first (spec `releases.table`).
+pub const RELEASES: &[Release] = &[
+    Release {
+        name: "0.1.0-rc.8",
+        features: Features::RC8,
+        how: "the npm package, run (conformance/adapters/upstream-npm)",
+    },
+    Release {
+        name: "0.1.2-rc.1",
+        features: Features {
+            same_workspace: true,
+            ..Features::RC8
+        },
+        how: "a vendored bundle, run on rc.8's peers (shared/oracles/upstream-0.1.2-rc.1)",
+    },
+    Release {
+        name: "newer-62dde13e",
+        features: Features {
+            fraction_type: false,
+            fuzzy: false,
+            ..Features::NEWEST
+        },
+        how: "a fork's bundle (sha256 62dde13e…), run on rc.8's peers (shared/oracles/upstream-un-a)",
+    },
+    Release {
+        name: "newest",
+        features: Features::NEWEST,
+        how: "the newest documents, and the specification where they are silent (the emulation, conformance/adapters/upstream-next)",
+    },
+];
+
+/// The release named `name` (`rc8` is `0.1.0-rc.8`).
+pub fn release(name: &str) -> Option<&'static Release> {
+    let name = match name {
+        "rc8" | "rc.8" => "0.1.0-rc.8",
+        other => other,
+    };
+    RELEASES.iter().find(|release| release.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_vocabulary_means_what_it_meant() {
+        let rc8 = Declared::from_names([
+            "uri",
+            "mention",
+            "json",
+            "retain",
+            "prepare-v1",
+            "pre-step-v1",
+            "config-v1",
+            "candidates-v1",
+            "files",
+        ]);
+        assert_eq!(rc8.release_name(), Some("0.1.0-rc.8"));
+        assert_eq!(rc8.ops.len(), OP_FEATURES.len());
+        let newer = Declared::from_names([
+            "uri",
+            "mention",
+            "json",
+            "retain",
+            "surface-v2",
+            "prepare-v2",
+            "pre-step-v2",
+            "config-v2",
+            "candidates-v2",
+        ]);
+        assert_eq!(newer.release_name(), Some("newer-62dde13e"));
+        assert!(!newer.answers("files/list"));
+        let newest =
+            Declared::from_names(["prepare-v2", "candidates-v2", "candidates-fuzzy", "config-fraction-type"]);
+        assert_eq!(newest.release_name(), Some("newest"));
+    }
+
+    #[test]
+    fn any_set_is_served_and_named_back() {
+        let mixed = Declared::from_names(["candidates", "same-workspace", "nonsense"]);
+        assert_eq!(mixed.names(), ["candidates", "same-workspace"]);
+        assert_eq!(mixed.release_name(), Some("0.1.2-rc.1"));
+        assert!(mixed.declares("same-workspace") && !mixed.declares("display-title"));
+        for behaviour in BEHAVIOURS {
+            assert!(Features::NEWEST.has(behaviour.name) && !Features::RC8.has(behaviour.name));
+            assert!(Features::RC8.with(behaviour.name, true).has(behaviour.name));
+        }
+    }
+}

@@ -11,8 +11,8 @@ use common::Rng;
 use session_words::SESSION_WORDS;
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
-use dsh_session_reference::features::Features;
 use dsh_session_reference::discovery::sessions::{CandidateIndex, SessionRecord};
+use dsh_session_reference::features::Features;
 use dsh_session_reference::{JsString, Json};
 use std::time::Duration;
 

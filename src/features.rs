@@ -140,7 +140,11 @@ pub const BUNDLES: &[(&str, &str, &[&str])] = &[
     ("pre-step-v1", "pre-step", &[]),
     ("config-v1", "config", &[]),
     ("candidates-v1", "candidates", &[]),
-    ("surface-v2", "retain", &["seq-domain", "developer-events-ignored"]),
+    (
+        "surface-v2",
+        "retain",
+        &["seq-domain", "developer-events-ignored"],
+    ),
     ("prepare-v2", "prepare", NEWEST_PREPARING),
     ("pre-step-v2", "pre-step", NEWEST_PREPARING),
     ("config-v2", "config", &["context-fraction"]),
@@ -298,12 +302,14 @@ impl Declared {
     /// named must be declared; a name of neither kind is never declared.
     pub fn satisfies<S: AsRef<str>>(&self, op: &str, conditions: &[S]) -> bool {
         self.answers(op)
-            && conditions.iter().all(|condition| {
-                match condition.as_ref().strip_prefix('!') {
-                    Some(absent) => Features::behaviour(absent).is_some() && !self.features.has(absent),
+            && conditions
+                .iter()
+                .all(|condition| match condition.as_ref().strip_prefix('!') {
+                    Some(absent) => {
+                        Features::behaviour(absent).is_some() && !self.features.has(absent)
+                    }
                     None => self.declares(condition.as_ref()),
-                }
-            })
+                })
     }
 
     /// Its names: the op features, then the behaviours.
@@ -347,6 +353,7 @@ pub const RELEASES: &[Release] = &[
         name: "0.1.2-rc.1",
         features: Features {
             same_workspace: true,
+            seq_domain: true,
             ..Features::RC8
         },
         how: "a vendored bundle, run on rc.8's peers (shared/oracles/upstream-0.1.2-rc.1)",
@@ -408,15 +415,23 @@ mod tests {
         ]);
         assert_eq!(newer.release_name(), Some("newer-62dde13e"));
         assert!(!newer.answers("files/list"));
-        let newest =
-            Declared::from_names(["prepare-v2", "candidates-v2", "candidates-fuzzy", "config-fraction-type"]);
+        let newest = Declared::from_names([
+            "prepare-v2",
+            "candidates-v2",
+            "candidates-fuzzy",
+            "config-fraction-type",
+        ]);
         assert_eq!(newest.release_name(), Some("newest"));
     }
 
     #[test]
     fn any_set_is_served_and_named_back() {
-        let mixed = Declared::from_names(["candidates", "same-workspace", "nonsense"]);
-        assert_eq!(mixed.names(), ["candidates", "same-workspace"]);
+        let mixed =
+            Declared::from_names(["candidates", "seq-domain", "same-workspace", "nonsense"]);
+        assert_eq!(
+            mixed.names(),
+            ["candidates", "same-workspace", "seq-domain"]
+        );
         assert_eq!(mixed.release_name(), Some("0.1.2-rc.1"));
         assert!(mixed.declares("same-workspace") && !mixed.declares("display-title"));
         for behaviour in BEHAVIOURS {

@@ -205,7 +205,10 @@ fn parse_release(name: &str) -> Result<Features, String> {
     features::release(name)
         .map(|release| release.features)
         .ok_or_else(|| {
-            let known: Vec<&str> = features::RELEASES.iter().map(|release| release.name).collect();
+            let known: Vec<&str> = features::RELEASES
+                .iter()
+                .map(|release| release.name)
+                .collect();
             format!("unknown release {name:?} ({}, or rc8)", known.join(", "))
         })
 }

@@ -3,8 +3,8 @@
 //! through which preparation reads it.
 
 use crate::config::MAX_SAFE_INTEGER;
-use crate::features::Features;
 use crate::error::Failure;
+use crate::features::Features;
 use crate::js::json::{self, Json};
 use crate::js::JsString;
 use std::collections::HashMap;

@@ -79,11 +79,7 @@ impl Implementation for ChopsLabels {
 #[test]
 fn the_two_generations_of_the_reference_agree_on_what_both_define() {
     // runner.differential
-    let plan = plan(
-        &describe(Features::NEWEST),
-        &describe(Features::RC8),
-        None,
-    );
+    let plan = plan(&describe(Features::NEWEST), &describe(Features::RC8), None);
     let mixed: Vec<&str> = plan.mixed.iter().map(|(op, _)| op.as_str()).collect();
     assert_eq!(
         mixed,
@@ -151,7 +147,8 @@ fn a_broken_rule_is_found_and_shrunk() {
 #[test]
 fn the_same_seed_sends_the_same_requests() {
     // runner.differential
-    let strategy = input_strategy("prepare", Scope::of(Features::NEWEST)).expect("prepare is generated");
+    let strategy =
+        input_strategy("prepare", Scope::of(Features::NEWEST)).expect("prepare is generated");
     let draw = |seed: u64| {
         let config = proptest::test_runner::Config::default();
         let mut runner = TestRunner::new_with_rng(
@@ -316,12 +313,22 @@ fn across_generations_only_the_newer_additions_are_hidden() {
             message: String::new(),
         })
     };
-    assert!(
-        differential::compare("uri/decode", Scope::of(Features::RC8), error("X"), error("X"), ["", ""]).is_none()
-    );
-    assert!(
-        differential::compare("uri/decode", Scope::of(Features::RC8), error("X"), error("Y"), ["", ""]).is_some()
-    );
+    assert!(differential::compare(
+        "uri/decode",
+        Scope::of(Features::RC8),
+        error("X"),
+        error("X"),
+        ["", ""]
+    )
+    .is_none());
+    assert!(differential::compare(
+        "uri/decode",
+        Scope::of(Features::RC8),
+        error("X"),
+        error("Y"),
+        ["", ""]
+    )
+    .is_some());
     assert!(differential::compare(
         "uri/decode",
         Scope::of(Features::RC8),
@@ -360,9 +367,9 @@ fn ops_one_side_lacks_are_left_out_and_named() {
         .all(|(_, why)| why.starts_with("uri-only does not declare the feature ")));
     // The finding of issue #43: a feature is named once ("files", not
     // "neither files nor files").
-    assert!(left_out
-        .iter()
-        .any(|(op, why)| op == "files/list" && why == "uri-only does not declare the feature files"));
+    assert!(left_out.iter().any(
+        |(op, why)| op == "files/list" && why == "uri-only does not declare the feature files"
+    ));
 }
 
 /// An implementation of upstream's newest generation that follows none of
@@ -574,11 +581,7 @@ fn generators_reach_the_input_classes_only_vectors_reached() {
 fn across_generations_no_seq_outside_its_domain_is_generated() {
     // runner.differential: rc.8 copies a capturedThroughSeq such as 1.5, the
     // newest generation refuses it (surface.seq-outside-domain).
-    let across = plan(
-        &describe(Features::NEWEST),
-        &describe(Features::RC8),
-        None,
-    );
+    let across = plan(&describe(Features::NEWEST), &describe(Features::RC8), None);
     for input in planned_inputs(&across, "retain", 300) {
         let seq = input
             .get("snapshot")

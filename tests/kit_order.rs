@@ -6,8 +6,8 @@
 //! comes first included (`candidates.config.before-query`,
 //! `prepare.normalize.self-before-null`).
 
-use dsh_session_reference::features::Features;
 use dsh_session_reference::error::{Error, ErrorCode, Failure};
+use dsh_session_reference::features::Features;
 use dsh_session_reference::harness::runner::adapter::{BuiltIn, Description, Implementation};
 use dsh_session_reference::harness::runner::vectors::Suite;
 use dsh_session_reference::harness::runner::{self, Selection, Status};

@@ -112,8 +112,7 @@ impl Candidate<'_> {
 #[cfg(feature = "serde")]
 impl serde::Serialize for Candidate<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_json(Features::NEWEST, false)
-            .serialize(serializer)
+        self.to_json(Features::NEWEST, false).serialize(serializer)
     }
 }
 
@@ -519,7 +518,12 @@ impl CandidateIndex {
     /// A substring of the id, cwd or label (spec `candidates.v1.match`),
     /// or, `with_display_title`, of the display title
     /// (`candidates.v2.match`).
-    fn substring_matches(&self, entry: &Entry, needle: &Needle<'_>, with_display_title: bool) -> bool {
+    fn substring_matches(
+        &self,
+        entry: &Entry,
+        needle: &Needle<'_>,
+        with_display_title: bool,
+    ) -> bool {
         self.contains(entry.id, needle)
             || entry.cwd.is_some_and(|cwd| self.contains(cwd, needle))
             || self.contains(entry.label, needle)
@@ -762,13 +766,7 @@ mod tests {
             ] {
                 for limit in [1, 5, 50, 1000] {
                     let fast: Vec<String> = index
-                        .list(
-                            &agent,
-                            cwd.as_ref(),
-                            &units(query),
-                            limit,
-                            Features::NEWEST,
-                        )
+                        .list(&agent, cwd.as_ref(), &units(query), limit, Features::NEWEST)
                         .iter()
                         .map(|c| c.record.id.to_string_lossy())
                         .collect();

@@ -15,8 +15,8 @@
 pub mod draw;
 pub mod retention_model;
 
-use crate::features::Features;
 use crate::error::{ErrorCode, Failure};
+use crate::features::Features;
 use crate::js::json::{self, Json};
 use crate::prepare::{self, Agent, Services};
 use crate::projection;

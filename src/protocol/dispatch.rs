@@ -5,9 +5,9 @@ use super::input_types;
 use super::listing::{Listing, Records};
 use super::wire::{Outcome, UNSUPPORTED};
 use crate::config::{positive_safe_integer, Capacity, Config, ModelCatalog};
-use crate::features::{Declared, Features};
 use crate::discovery::sessions::CandidateIndex;
 use crate::error::Failure;
+use crate::features::{Declared, Features};
 use crate::js::json::Json;
 use crate::js::JsString;
 use crate::prepare::{prepare, Agent, Services};
@@ -447,12 +447,7 @@ fn pre_step_op(features: Features, input: &Json) -> Answer {
 
 /// `candidates/list` and, with `remote`, `candidates/remote`
 /// (spec `candidates.*`).
-fn candidates_op(
-    features: Features,
-    input: &Json,
-    remote: bool,
-    listing: Listing<'_>,
-) -> Answer {
+fn candidates_op(features: Features, input: &Json, remote: bool, listing: Listing<'_>) -> Answer {
     let config = config_of(features, input)?;
     let limit = match input.get("limit") {
         Some(limit) if !remote => positive_safe_integer(limit).ok_or_else(|| {

@@ -74,8 +74,8 @@ use super::dispatch;
 use super::input_types;
 use super::scan::{id_of_too_deep, raw_member};
 use super::wire::{Outcome, Request, Response, UNSUPPORTED};
-use crate::features::{Declared, Features};
 use crate::error::Failure;
+use crate::features::{Declared, Features};
 use crate::js::json::{self, Json};
 use std::io::{self, BufRead, Write};
 

@@ -11,8 +11,8 @@
 //! replaces with the listed value.
 
 use super::wire::Outcome;
-use crate::features::Features;
 use crate::discovery::sessions::{contains_lowered, Candidate, SessionRecord};
+use crate::features::Features;
 use crate::js::case::to_lower;
 use crate::js::json::Json;
 use crate::js::{push_slot, JsString};

@@ -143,10 +143,12 @@ fn described(
     release: Option<&str>,
     human: bool,
 ) -> Result<Description, Exit> {
-    let described = implementation.describe().and_then(|description| match release {
-        Some(release) => description.as_release(release),
-        None => Ok(description),
-    });
+    let described = implementation
+        .describe()
+        .and_then(|description| match release {
+            Some(release) => description.as_release(release),
+            None => Ok(description),
+        });
     match described {
         Ok(description) => {
             if human {
@@ -240,7 +242,11 @@ fn conformance(run: ConformanceRun) -> Exit {
             // The reference in every release (a vector no release runs
             // runs with the behaviours it names), or in the one asked for.
             let releases: Vec<Features> = match run.release.as_deref() {
-                None => features::RELEASES.iter().rev().map(|r| r.features).collect(),
+                None => features::RELEASES
+                    .iter()
+                    .rev()
+                    .map(|r| r.features)
+                    .collect(),
                 Some(name) => match features::release(name) {
                     Some(release) => vec![release.features],
                     None => {

@@ -173,18 +173,18 @@ fn differential(run: DifferentialRun) -> Exit {
             Exit::Unusable
         })
     };
-    let as_release = |description: crate::harness::runner::adapter::Description, release: &Option<String>| match release {
+    let as_release = |description: crate::harness::runner::adapter::Description,
+                      release: &Option<String>| match release {
         Some(release) => description.as_release(release).map_err(|problem| {
             eprintln!("{problem}");
             Exit::Unusable
         }),
         None => Ok(description),
     };
-    let description_b =
-        match describe("B", &mut second).and_then(|d| as_release(d, &run.release)) {
-            Ok(description) => description,
-            Err(code) => return code,
-        };
+    let description_b = match describe("B", &mut second).and_then(|d| as_release(d, &run.release)) {
+        Ok(description) => description,
+        Err(code) => return code,
+    };
     // Without --a, the reference with exactly B's behaviours.
     let (mut first, chosen): (Box<dyn Implementation>, bool) = match &run.a {
         Some(command) => (Box::new(external(command)), false),
@@ -193,12 +193,15 @@ fn differential(run: DifferentialRun) -> Exit {
             true,
         ),
     };
-    let a_release = if run.a.is_some() { &run.a_release } else { &None };
-    let description_a =
-        match describe("A", first.as_mut()).and_then(|d| as_release(d, a_release)) {
-            Ok(description) => description,
-            Err(code) => return code,
-        };
+    let a_release = if run.a.is_some() {
+        &run.a_release
+    } else {
+        &None
+    };
+    let description_a = match describe("A", first.as_mut()).and_then(|d| as_release(d, a_release)) {
+        Ok(description) => description,
+        Err(code) => return code,
+    };
     let human = run.format == Format::Human;
     let plan = differential::plan(&description_a, &description_b, run.ops.as_deref());
     if human {

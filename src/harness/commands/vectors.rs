@@ -47,7 +47,10 @@ pub fn show(id: &str, dir: Option<&Path>) -> Exit {
     say!("{} ({})", vector.id, file.path.display());
     say!("  {}", vector.description);
     say!("op:       {}", vector.op);
-    say!("features: {} (any one)", vector.features.join(", "));
+    say!(
+        "features: {} (all; ! marks one that must be absent)",
+        vector.features.join(", ")
+    );
     if !vector.requires.is_empty() {
         say!("requires: {} (all)", vector.requires.join(", "));
     }
@@ -66,7 +69,10 @@ fn show_cost(path: &Path, vector: &CostVector) {
     say!("{} ({})", vector.id, path.display());
     say!("  {}", vector.description);
     say!("op:        {}", vector.op);
-    say!("features:  {} (any one)", vector.features.join(", "));
+    say!(
+        "features:  {} (all; ! marks one that must be absent)",
+        vector.features.join(", ")
+    );
     say!("generator: {}", json::to_ascii(&vector.generator));
     say!(
         "sizes:     n from {} doubling up to {} (run with conformance --cost)",
@@ -124,12 +130,9 @@ pub fn regen(commands: &[String], dir: &Path) -> Exit {
             }
         };
         let declares = |capability: &String| description.capabilities.contains(capability);
+        let declared = description.declared();
         for (_, vector) in suite.vectors() {
-            if !vector
-                .features
-                .iter()
-                .any(|feature| description.features.contains(feature))
-            {
+            if !declared.satisfies(&vector.op, &vector.features) {
                 continue;
             }
             // An oracle is asked only what it declares it can take

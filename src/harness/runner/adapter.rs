@@ -162,7 +162,10 @@ impl Description {
 
 /// The error for a release this runner does not know.
 pub fn unknown_release(name: &str) -> String {
-    let known: Vec<&str> = features::RELEASES.iter().map(|release| release.name).collect();
+    let known: Vec<&str> = features::RELEASES
+        .iter()
+        .map(|release| release.name)
+        .collect();
     format!("unknown release {name:?} (known: {})", known.join(", "))
 }
 

@@ -484,7 +484,10 @@ pub fn run_cost(
             Status::SkippedFilter
         } else if !selection.selects(&vector.op, &vector.features) {
             Status::SkippedNotSelected
-        } else if !description.declared().satisfies(&vector.op, &vector.features) {
+        } else if !description
+            .declared()
+            .satisfies(&vector.op, &vector.features)
+        {
             Status::SkippedFeature
         } else {
             match implementation.as_deref_mut() {

@@ -84,7 +84,7 @@ pub fn skip_breakdown(report: &Report) -> Option<String> {
             Status::SkippedUnsupported => result.op.clone(),
             Status::SkippedCapability => result.requires.join(" and "),
             Status::SkippedFilter | Status::SkippedNotSelected => String::new(),
-            _ => result.features.join(" or "),
+            _ => result.features.join(" and "),
         };
         *reasons.entry(reason).or_default().entry(key).or_default() += 1;
     }

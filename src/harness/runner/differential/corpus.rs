@@ -32,11 +32,7 @@ pub fn seeds(
 ) -> BTreeMap<&'static str, Vec<Json>> {
     let (declared_a, declared_b) = (a.declared(), b.declared());
     let mut seeds: BTreeMap<&'static str, Vec<Json>> = BTreeMap::new();
-    for planned in plan
-        .ops
-        .iter()
-        .filter(|planned| !planned.scope.is_mixed())
-    {
+    for planned in plan.ops.iter().filter(|planned| !planned.scope.is_mixed()) {
         let inputs: Vec<Json> = suite
             .vectors()
             .map(|(_, vector)| vector)

@@ -12,6 +12,7 @@
 //! says what else both declare (features of our own decisions, the
 //! capability `optional-seq`); requests stay inside it.
 
+use crate::features::{self, Features};
 use crate::harness::checks::draw::{
     self, BudgetChoice, Draw, PrepareCase, SpillChoice, Stored, AGENT_ID,
 };
@@ -19,7 +20,6 @@ use crate::harness::strategies::{
     deep_value, edged_label, finite_number, js_units, json_tree, near_uri, nested, short_text,
     text, units,
 };
-use crate::features::{self, Features};
 use crate::js::case::to_lower;
 use crate::js::JsString;
 use crate::protocol::input_types;

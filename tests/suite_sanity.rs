@@ -784,3 +784,92 @@ fn features_of_our_decisions_stand_alone() {
         "{counts:?}"
     );
 }
+
+/// A vector names every behaviour its expectation depends on (spec
+/// `protocol.features`): on the reference, in each profile the vector runs
+/// on, turning any behaviour of its op that it does not name on or off
+/// (with the behaviours that act only beside it) leaves the expectation
+/// holding. A vector that forgot one fails here, before a port of a
+/// release between two others meets it.
+#[test]
+fn vectors_name_every_behaviour_they_depend_on() {
+    use dsh_session_reference::features::{self, Features};
+    use dsh_session_reference::harness::runner::adapter::{BuiltIn, Implementation};
+    use dsh_session_reference::harness::runner::{self, Status};
+    // A behaviour that acts only beside another is turned on with it.
+    let beside = |name: &str| match name {
+        "context-fraction" => vec!["config-fraction-type"],
+        "omission-notices" => vec!["spill"],
+        _ => vec![],
+    };
+    let mut unnamed = Vec::new();
+    for (_, vector) in suite().vectors() {
+        let named = |name: &str| {
+            vector
+                .features
+                .iter()
+                .any(|feature| feature.trim_start_matches('!') == name)
+        };
+        for (profile, features) in runner::reference_profiles(vector) {
+            for behaviour in features::behaviours_of(&vector.op) {
+                if named(behaviour.name) {
+                    continue;
+                }
+                let on = !(behaviour.get)(&features);
+                let mut toggled: Features = features.with(behaviour.name, on);
+                if on {
+                    for other in beside(behaviour.name) {
+                        if !named(other) {
+                            toggled = toggled.with(other, true);
+                        }
+                    }
+                }
+                let answer = BuiltIn(toggled).call(&vector.op, &vector.input);
+                if !matches!(runner::check(vector, answer), Status::Passed) {
+                    unnamed.push(format!(
+                        "{} ({profile}): depends on {} {}",
+                        vector.id,
+                        if on { "the absence of" } else { "" },
+                        behaviour.name
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        unnamed.is_empty(),
+        "{} vectors depend on behaviours they do not name:\n{}",
+        unnamed.len(),
+        unnamed.join("\n")
+    );
+}
+
+/// The release table of the specification is the binary's (spec
+/// `runner.releases`): each row's name and behaviours.
+#[test]
+fn the_release_table_is_the_binarys() {
+    use dsh_session_reference::features::RELEASES;
+    let text = std::fs::read_to_string(root().join("spec/conformance.md")).expect("spec");
+    for release in RELEASES {
+        let row = text
+            .lines()
+            .find(|line| line.starts_with(&format!("| `{}`", release.name)))
+            .unwrap_or_else(|| panic!("no row for {}", release.name));
+        let behaviours = row.split('|').nth(2).expect("a behaviours column");
+        let named: Vec<&str> = release.features.names().collect();
+        match release.name {
+            "0.1.0-rc.8" => assert!(named.is_empty() && behaviours.contains("none")),
+            "newer-62dde13e" => assert_eq!(named.len(), features_count() - 2),
+            "newest" => assert_eq!(named.len(), features_count()),
+            _ => {
+                for name in &named {
+                    assert!(behaviours.contains(&format!("`{name}`")), "{row}");
+                }
+            }
+        }
+    }
+}
+
+fn features_count() -> usize {
+    dsh_session_reference::features::BEHAVIOURS.len()
+}

@@ -1018,16 +1018,31 @@ fn the_reference_generation_follows_b() {
     };
     let rc8 = run(&format!("{binary} adapter --generation rc8"));
     assert!(
-        rc8.contains("A is the reference in its rc8 generation"),
+        rc8.contains("A is the reference with B's behaviours")
+            && rc8.contains("release 0.1.0-rc.8"),
         "{rc8}"
     );
     assert!(
-        !rc8.contains("generations differ for candidates/list"),
+        !rc8.contains("behaviours differ for candidates/list"),
         "{rc8}"
+    );
+    // Issue #43: a release between two others, and any set a port
+    // declares, is compared with the reference at exactly that set.
+    let between = run(&format!("{binary} adapter --release 0.1.2-rc.1"));
+    assert!(
+        between.contains("release 0.1.2-rc.1") && between.contains("classes 0"),
+        "{between}"
+    );
+    let declared = run(&format!(
+        "{binary} adapter --features candidates-v1,same-workspace"
+    ));
+    assert!(
+        !declared.contains("behaviours differ") && declared.contains("classes 0"),
+        "{declared}"
     );
     let newest = run(&format!("{binary} adapter"));
     assert!(
-        newest.contains("A is the reference in its newest generation"),
+        newest.contains("A is the reference with B's behaviours") && newest.contains("release newest"),
         "{newest}"
     );
     // Compared on non-empty queries: both in rc.8, requests use the v1 scope.

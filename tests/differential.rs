@@ -1042,7 +1042,8 @@ fn the_reference_generation_follows_b() {
     );
     let newest = run(&format!("{binary} adapter"));
     assert!(
-        newest.contains("A is the reference with B's behaviours") && newest.contains("release newest"),
+        newest.contains("A is the reference with B's behaviours")
+            && newest.contains("release newest"),
         "{newest}"
     );
     // Compared on non-empty queries: both in rc.8, requests use the v1 scope.

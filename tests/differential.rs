@@ -1026,7 +1026,7 @@ fn the_reference_generation_follows_b() {
         !rc8.contains("behaviours differ for candidates/list"),
         "{rc8}"
     );
-    // Issue #43: a release between two others, and any set a port
+    // runner.releases (issue #43): a release between two others, and any set a port
     // declares, is compared with the reference at exactly that set.
     let between = run(&format!("{binary} adapter --release 0.1.2-rc.1"));
     assert!(

@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 
 /// The seeds of each planned op: the inputs of the vectors both `a` and
 /// `b` run. An op whose behaviours differ between the sides
-/// ([`Scope::is_mixed`]) has none: its vectors hold what only one defines.
+/// ([`Scope::is_mixed`](super::requests::Scope::is_mixed)) has none: its vectors hold what only one defines.
 pub fn seeds(
     plan: &Plan,
     a: &Description,

@@ -305,7 +305,7 @@ fn without_v2_prompt_additions(value: Json) -> Json {
 /// How two answers to one request compare: `None` when they agree, else
 /// the disagreement's class and an explanation. Outputs compare exactly,
 /// errors by code (spec `conformance.comparison`); where the sides'
-/// behaviours differ ([`Scope::is_mixed`]) the newer additions are hidden
+/// behaviours differ ([`Scope::is_mixed`](requests::Scope::is_mixed)) the newer additions are hidden
 /// first.
 pub fn compare(
     op: &str,

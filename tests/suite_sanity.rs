@@ -561,15 +561,44 @@ fn vector_files_are_canonical() {
     }
 }
 
+/// Whether two vectors' feature conditions exclude each other: one names a
+/// behaviour the other names absent (`x` and `!x`), so no implementation
+/// runs both (spec `protocol.features`).
+fn exclusive(a: &[String], b: &[String]) -> bool {
+    let excludes = |names: &[String], others: &[String]| {
+        names.iter().any(|name| {
+            !name.starts_with('!')
+                && others
+                    .iter()
+                    .any(|other| other.strip_prefix('!') == Some(name))
+        })
+    };
+    excludes(a, b) || excludes(b, a)
+}
+
+/// No two vectors send the same input, unless no implementation runs both:
+/// a release's own expectation (`by-release.json`) repeats its vector's
+/// input under conditions that exclude the other's.
 #[test]
 fn no_two_vectors_ask_the_same_question() {
-    let mut seen: HashMap<String, String> = HashMap::new();
-    for (_, vector) in suite().vectors() {
+    let mut seen: HashMap<String, Vec<&Vector>> = HashMap::new();
+    let suite = suite();
+    let mut repeats = 0;
+    for (_, vector) in suite.vectors() {
         let key = format!("{} {}", vector.op, json::to_wire(&vector.input));
-        if let Some(first) = seen.insert(key, vector.id.clone()) {
-            panic!("{} repeats the input of {first}", vector.id);
+        let earlier = seen.entry(key).or_default();
+        for first in earlier.iter() {
+            assert!(
+                exclusive(&first.features, &vector.features),
+                "{} repeats the input of {} and both may run on one implementation",
+                vector.id,
+                first.id
+            );
+            repeats += 1;
         }
+        earlier.push(vector);
     }
+    assert!(repeats >= 500, "only {repeats} release variants");
 }
 
 #[test]
@@ -715,23 +744,33 @@ fn candidates_vectors_of(suite: &Suite, feature: &str) -> Vec<Vector> {
         .collect()
 }
 
-/// A `candidates-v2` vector keeps to what upstream documents
-/// ([`documented_v2_answer`]). Ranking and fuzzy-only matches are
-/// `candidates-fuzzy`'s.
+/// A candidates vector of the newer upstream behaviours (`display-title`)
+/// that does not depend on our relevance (`candidates-fuzzy`) keeps to what
+/// upstream documents ([`documented_v2_answer`]). Ranking and fuzzy-only
+/// matches are `candidates-fuzzy`'s.
 #[test]
 fn candidates_v2_vectors_with_a_query_list_at_most_one_candidate() {
     let suite = suite();
     let mut checked = 0;
-    for vector in candidates_vectors_of(&suite, "candidates-v2") {
+    let mut beyond_documents = Vec::new();
+    for vector in candidates_vectors_of(&suite, "display-title") {
+        if vector.features.iter().any(|f| f == "candidates-fuzzy") {
+            continue;
+        }
         if let Err(beyond) = documented_v2_answer(&vector) {
-            panic!("{}: {beyond} (that is candidates-fuzzy's)", vector.id);
+            beyond_documents.push(format!("{}: {beyond}", vector.id));
         }
         let query = vector.input.get("query").and_then(Json::as_js_str);
         checked += usize::from(query.is_some_and(|q| !q.units().is_empty()));
     }
     assert!(
+        beyond_documents.is_empty(),
+        "these depend on candidates-fuzzy's relevance and do not name it:\n{}",
+        beyond_documents.join("\n")
+    );
+    assert!(
         checked >= 10,
-        "only {checked} candidates-v2 vectors with a query"
+        "only {checked} display-title vectors with a query"
     );
 }
 
@@ -760,17 +799,29 @@ fn candidates_fuzzy_vectors_depend_on_our_relevance() {
     );
 }
 
-/// The features of our own decisions stand alone: a vector of
+/// The features of our own decisions stand alone: a vector that needs
 /// `candidates-fuzzy` or `config-fraction-type` holds only where the
-/// specification's own rules are followed, so it lists no feature that an
-/// upstream build declares (spec `protocol.features`).
+/// specification's own rules are followed, so no upstream release runs it
+/// (spec `protocol.features`, `runner.releases`).
 #[test]
 fn features_of_our_decisions_stand_alone() {
+    let upstream: Vec<_> = dsh_session_reference::features::RELEASES
+        .iter()
+        .filter(|release| release.name != "newest")
+        .map(dsh_session_reference::features::Declared::release)
+        .collect();
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for (_, vector) in suite().vectors() {
         for ours in ["candidates-fuzzy", "config-fraction-type"] {
             if vector.features.iter().any(|f| f == ours) {
-                assert_eq!(vector.features, [ours], "{}", vector.id);
+                for release in &upstream {
+                    assert!(
+                        !release.satisfies(&vector.op, &vector.features),
+                        "{} runs on {}",
+                        vector.id,
+                        release.release_name().unwrap_or_default()
+                    );
+                }
                 *counts.entry(ours).or_default() += 1;
             }
         }

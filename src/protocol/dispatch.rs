@@ -98,7 +98,7 @@ pub fn handle_in(features: Features, op: &str, input: &Json) -> Outcome {
         "config/check" => config_check(features, input),
         "candidates/list" => candidates_op(features, input, false, Listing::Borrowed(input)),
         "candidates/remote" => candidates_op(features, input, true, Listing::Borrowed(input)),
-        "files/token" | "files/format" | "files/list" => crate::discovery::files::answer(op, input),
+        "files/token" | "files/format" | "files/list" => super::files::answer(op, input),
         _ => Err(Outcome::Error {
             code: UNSUPPORTED.to_owned(),
             message: format!("unknown op {op:?}"),

@@ -11,6 +11,8 @@ use dsh_session_reference::js::json::{self, Json};
 use std::path::Path;
 use std::process::Command;
 
+mod oracle;
+
 const BINARY: &str = env!("CARGO_BIN_EXE_dsh-session-reference");
 const FOUR_BUGS: &str = "padded-uri,label-trim,snake-stats,limit-off-by-one";
 
@@ -277,4 +279,49 @@ fn a_port_that_fails_at_a_thousand_levels_fails_the_depth_vectors() {
         .map(json::to_wire)
         .unwrap_or_default();
     assert!(failing_rules.contains("wire.json.depth"), "{failing_rules}");
+}
+
+/// A port of rc.8 plus one newer behaviour (`same-workspace`), declared by
+/// features and by no release (`tests/fixtures/adapters/rc8-plus-same-workspace.mjs`,
+/// rc.8's own package with `sameWorkspace` added to each candidate). It
+/// fails nothing: each vector it runs holds an expectation of exactly its
+/// behaviours (0.1.2-rc.1's, where candidates carry `sameWorkspace`). With
+/// the porting team's natural slip (the member appended after `createdAt`)
+/// its hundreds of failing candidates vectors are one cause.
+#[test]
+fn a_port_of_rc8_plus_one_behaviour_fails_nothing_and_one_bug_is_one_cause() {
+    // runner.releases, runner.causes
+    oracle::require_oracle();
+    let port = format!(
+        "exec node '{}'",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/adapters/rc8-plus-same-workspace.mjs")
+            .display()
+    );
+    let run = |bug: &str, code: i32| {
+        let output = Command::new(BINARY)
+            .args(["conformance", "--impl", &port, "--format", "json"])
+            .env("PORT_BUG", bug)
+            .output()
+            .expect("run the CLI");
+        assert_eq!(
+            output.status.code(),
+            Some(code),
+            "PORT_BUG={bug:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        json::parse(&String::from_utf8_lossy(&output.stdout)).expect("a JSON report")
+    };
+    let clean = run("", 0);
+    assert_eq!(summary_count(&clean, "failed"), 0.0);
+    let passed = summary_count(&clean, "passed");
+    assert!(passed >= 3_000.0, "only {passed} vectors ran");
+    let with_bug = run("same-workspace-last", 1);
+    let causes = signatures(&with_bug, "causes");
+    assert_eq!(causes.len(), 1, "{causes:#?}");
+    assert!(
+        causes[0].starts_with("candidates: members reordered"),
+        "{causes:#?}"
+    );
+    assert!(summary_count(&with_bug, "failed") >= 500.0, "{causes:#?}");
 }

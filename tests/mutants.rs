@@ -639,45 +639,50 @@ fn differential_reaches_a_sample_of_mutants() {
     assert_reach(&rows, QUICK_REACH_CASES);
 }
 
+/// `differential` of the reference (in the mutant's behaviours) against a
+/// mutant, `cases` cases at seed 1 over the ops `only` names (all when
+/// `None`): the first case that caught it and its classes, or `None`.
+fn classes_of(mutation: &Mutation, only: Option<&[String]>, cases: u64) -> Option<Caught> {
+    let generation = if mutation.adapter == "upstream-next" {
+        Features::NEWEST
+    } else {
+        Features::RC8
+    };
+    let mut reference = BuiltIn(generation);
+    let mut mutant =
+        External::new(&command(&mutation.adapter, Some(&mutation.name)), TIMEOUT).quiet();
+    let description = mutant
+        .describe()
+        .unwrap_or_else(|error| panic!("{}: describe failed: {error}", mutation.name));
+    let reference_description = reference
+        .describe()
+        .expect("the reference describes itself");
+    let plan = differential::plan(&reference_description, &description, only);
+    // The whole run, not only up to the first class: its classes are
+    // counted (spec `runner.differential.classes`: one bug, one class).
+    let options = Options {
+        shrink: false,
+        ..Options::new(cases, 1)
+    };
+    let summary = differential::run(&plan, &mut reference, &mut mutant, &options, |_| {});
+    let first = summary
+        .classes
+        .iter()
+        .map(|class| class.cases[0] + 1)
+        .min()?;
+    let classes = summary
+        .classes_by_size()
+        .iter()
+        .map(|class| format!("{} ({})", class.signature, class.count))
+        .collect();
+    Some((first, classes))
+}
+
 /// Runs `differential` for `cases` cases on each of `rows` and checks the
 /// reach table's claims (see [`differential_reaches_every_mutant`]).
 fn assert_reach(rows: &[&Mutation], cases: u64) {
     require_oracle();
-    let reach = |mutation: &Mutation| -> Option<Caught> {
-        let generation = if mutation.adapter == "upstream-next" {
-            Features::NEWEST
-        } else {
-            Features::RC8
-        };
-        let mut reference = BuiltIn(generation);
-        let mut mutant =
-            External::new(&command(&mutation.adapter, Some(&mutation.name)), TIMEOUT).quiet();
-        let description = mutant
-            .describe()
-            .unwrap_or_else(|error| panic!("{}: describe failed: {error}", mutation.name));
-        let reference_description = reference
-            .describe()
-            .expect("the reference describes itself");
-        let plan = differential::plan(&reference_description, &description, None);
-        // The whole run, not only up to the first class: its classes are
-        // counted (spec `runner.differential.classes`: one bug, one class).
-        let options = Options {
-            shrink: false,
-            ..Options::new(cases, 1)
-        };
-        let summary = differential::run(&plan, &mut reference, &mut mutant, &options, |_| {});
-        let first = summary
-            .classes
-            .iter()
-            .map(|class| class.cases[0] + 1)
-            .min()?;
-        let classes = summary
-            .classes_by_size()
-            .iter()
-            .map(|class| format!("{} ({})", class.signature, class.count))
-            .collect();
-        Some((first, classes))
-    };
+    let reach = |mutation: &Mutation| classes_of(mutation, None, cases);
     // Four workers taking the next mutant as they finish: a case waits on
     // Node's answer more than it computes, so two cores keep four busy.
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -737,4 +742,20 @@ fn assert_reach(rows: &[&Mutation], cases: u64) {
         ));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A draw narrowed to some ops (`differential --ops`) still probes the
+/// lower ops both sides answer (spec `runner.probes`,
+/// `runner.differential.classes`): a mutant of rc.8's URI codec seen only
+/// through `mention/format` is one class, traced to `uri/encode`; when the
+/// prober knew only the drawn ops it was named for the mention's text, and
+/// with `uri/decode` drawn too the same bug was two classes.
+#[test]
+fn a_narrowed_draw_still_probes_the_lower_ops() {
+    require_oracle();
+    let only = ["mention/format".to_owned()];
+    let (_, classes) = classes_of(mutation("uri-escape-upper-hex"), Some(&only), 300)
+        .expect("caught within 300 mention/format cases");
+    assert_eq!(classes.len(), 1, "{classes:?}");
+    assert!(classes[0].starts_with("uri"), "{classes:?}");
 }

@@ -325,3 +325,44 @@ fn a_port_of_rc8_plus_one_behaviour_fails_nothing_and_one_bug_is_one_cause() {
     );
     assert!(summary_count(&with_bug, "failed") >= 500.0, "{causes:#?}");
 }
+
+/// A traced cause's example and its probe line come from one vector (issue
+/// #43's finding; spec `runner.probes`): the cause's chain is its
+/// example's own, so `show EXAMPLE` shows the failure the probe explains.
+#[test]
+fn a_traced_cause_shows_its_example_s_own_probe() {
+    // runner.probes, runner.causes
+    // A retention bug: its smallest failing vector is not traced (nothing
+    // lower fails there), others are; the probe shown was another vector's.
+    let report = json_report("notice-ascii", &["conformance", "--impl", &port()]);
+    let results = report
+        .get("results")
+        .and_then(Json::as_array)
+        .expect("results");
+    let mut traced = 0;
+    for cause in report.get("causes").and_then(Json::as_array).expect("causes") {
+        let Some(probe) = cause.get("probe").and_then(Json::as_string) else {
+            continue;
+        };
+        let example = cause.get("example").expect("an example");
+        let lowest = results
+            .iter()
+            .find(|result| result.get("id") == Some(example))
+            .and_then(|result| result.get("chain"))
+            .and_then(Json::as_array)
+            .and_then(|chain| chain.last())
+            .unwrap_or_else(|| panic!("the example {} was not traced", json::to_wire(example)));
+        let asked = format!(
+            "{} {}",
+            lowest.get("op").and_then(Json::as_string).unwrap_or_default(),
+            lowest.get("input").map(json::to_wire).unwrap_or_default()
+        );
+        let shown: String = probe.chars().take(60).collect();
+        assert!(
+            asked.starts_with(&shown),
+            "the probe shown is not the example's own:\n  shown: {probe}\n  the example's: {asked}"
+        );
+        traced += 1;
+    }
+    assert!(traced >= 1, "no cause was traced");
+}

@@ -176,11 +176,12 @@ pub struct CauseCount {
     /// Their ids, in suite order.
     pub vectors: Vec<String>,
     /// The one with the fewest input bytes (the first such, in suite
-    /// order).
+    /// order); when probing traced the cause, the fewest among the traced
+    /// ones, so that the probe shown is this vector's own.
     pub example: String,
     /// When probing traced the cause to a lower op (spec `runner.probes`):
-    /// its smallest failing probe, the smallest example of all, as `OP
-    /// INPUT answers X (expected Y)`.
+    /// the example's lowest failing probe, as `OP INPUT answers X
+    /// (expected Y)`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probe: Option<String>,
     /// The chain that led to that probe from a failed vector: `OP fails
@@ -197,7 +198,9 @@ pub fn causes(report: &Report) -> Vec<CauseCount> {
         rules: Vec<(&'a str, usize)>,
         vectors: Vec<&'a str>,
         example: (usize, &'a str),
-        probe: Option<(usize, String, String)>,
+        /// The traced vector with the fewest input bytes: its size, id,
+        /// lowest probe and chain.
+        probe: Option<(usize, &'a str, String, String)>,
     }
     fn tally<'a>(counts: &mut Vec<(&'a str, usize)>, key: &'a str) {
         match counts.iter_mut().find(|(known, _)| *known == key) {
@@ -274,15 +277,15 @@ pub fn causes(report: &Report) -> Vec<CauseCount> {
             if chain.cause().to_string() != group.signature {
                 continue;
             }
-            let lowest = chain.lowest();
             if group
                 .probe
                 .as_ref()
-                .is_none_or(|(bytes, _, _)| lowest.input_bytes() < *bytes)
+                .is_none_or(|(bytes, _, _, _)| detail.input_bytes < *bytes)
             {
                 group.probe = Some((
-                    lowest.input_bytes(),
-                    lowest.describe(),
+                    detail.input_bytes,
+                    &result.id,
+                    chain.lowest().describe(),
                     chain.explain(&result.op),
                 ));
             }
@@ -296,9 +299,13 @@ pub fn causes(report: &Report) -> Vec<CauseCount> {
             ops: most_first(group.ops),
             rules: most_first(group.rules),
             vectors: group.vectors.iter().map(|id| (*id).to_owned()).collect(),
-            example: group.example.1.to_owned(),
-            chain: group.probe.as_ref().map(|(_, _, chain)| chain.clone()),
-            probe: group.probe.map(|(_, probe, _)| probe),
+            example: group
+                .probe
+                .as_ref()
+                .map_or(group.example.1, |(_, id, _, _)| id)
+                .to_owned(),
+            chain: group.probe.as_ref().map(|(_, _, _, chain)| chain.clone()),
+            probe: group.probe.map(|(_, _, probe, _)| probe),
         })
         .collect();
     causes.sort_by_key(|cause| std::cmp::Reverse(cause.count));

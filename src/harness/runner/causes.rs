@@ -280,6 +280,16 @@ pub fn told_conversation(told: Told) -> Cause {
     }
 }
 
+/// A preparation whose model lookup fails, answered otherwise (spec
+/// `prepare.budget.lookup-failed`): the lookup happens before any read,
+/// so the conversation is not what differs.
+pub fn lookup_cause() -> Cause {
+    Cause {
+        family: Some("snapshot"),
+        edit: "model lookup failure differs".to_owned(),
+    }
+}
+
 /// A protocol failure as a cause: a hang, or a crash named by the first
 /// line of what it wrote to stderr (else the runner's text), numbers folded.
 fn failure(problem: &str, stderr: &str) -> String {

@@ -333,6 +333,9 @@ impl Prober {
     /// budget agrees; else (nothing lower was asked) the conversation's.
     /// Past the run's allowance, what the last failure of the same op told.
     pub fn tell(&mut self, op: &str, input: &Json, cause: Cause) -> Cause {
+        if cause == causes::conversation_cause() && self.lookup_failure_decides(op, input) {
+            return causes::lookup_cause();
+        }
         if cause != causes::conversation_cause() || !matches!(op, "retain" | "prepare") {
             return cause;
         }
@@ -362,6 +365,43 @@ impl Prober {
         };
         self.told.insert(op.to_owned(), told.clone());
         told
+    }
+
+    /// Whether the reference's failure of a preparation is its model
+    /// lookup's (spec `prepare.budget.lookup-failed`): the request sends a
+    /// `models` entry that fails, the reference answers an error, and the
+    /// same request without `models` does not fail alike. Such a failure
+    /// says nothing of the conversation, which was never read.
+    fn lookup_failure_decides(&self, op: &str, input: &Json) -> bool {
+        if !matches!(op, "prepare" | "pre-step") {
+            return false;
+        }
+        let Some(Json::Object(models)) = input.get("models") else {
+            return false;
+        };
+        if !models
+            .iter()
+            .any(|(_, model)| model.get("lookupError").is_some())
+        {
+            return false;
+        }
+        let Outcome::Error { code, .. } = dispatch::handle_in(self.features, op, input) else {
+            return false;
+        };
+        let Json::Object(members) = input else {
+            return false;
+        };
+        let without = Json::Object(
+            members
+                .iter()
+                .filter(|(name, _)| !name.is("models"))
+                .cloned()
+                .collect(),
+        );
+        !matches!(
+            dispatch::handle_in(self.features, op, &without),
+            Outcome::Error { code: other, .. } if other == code
+        )
     }
 
     fn descend(
@@ -835,6 +875,38 @@ mod tests {
             }
         }
         prober
+    }
+
+    #[test]
+    fn a_failed_model_lookup_is_not_the_conversation() {
+        // prepare.budget.lookup-failed, runner.causes: the reference fails
+        // on the lookup before reading any session, so a port answering
+        // otherwise is told the lookup, not the conversation.
+        let request = |models: &str| {
+            parse(&format!(
+                r#"{{"agent":{{"id":"me","cwd":"/w","route":{{"provider":"p","model":"m"}}}},"content":[],"references":[{{"sessionId":"s1"}}],"sessions":{{"s1":{{"session":{{"id":"s1","cwd":"/w"}},"capturedThroughSeq":1,"events":[]}}}}{models}}}"#
+            ))
+        };
+        let mut prober = Prober::within(Features::NEWEST, vec!["prepare"], Vec::new());
+        let mut told = |input: &Json| {
+            prober
+                .tell("prepare", input, causes::conversation_cause())
+                .to_string()
+        };
+        assert_eq!(
+            told(&request(r#","models":{"p/m":{"lookupError":"down"}}"#)),
+            "snapshot: model lookup failure differs"
+        );
+        // The lookup fails, but a check before it fails the request alike
+        // without it: a configuration that is invalid.
+        let invalid = parse(
+            r#"{"agent":{"id":"me","route":{"provider":"p","model":"m"}},"content":[],"references":[{"sessionId":"s1"}],"sessions":{},"config":{"maxReferences":0},"models":{"p/m":{"lookupError":"down"}}}"#,
+        );
+        assert_eq!(told(&invalid), "snapshot: conversation differs");
+        assert_eq!(
+            told(&request(r#","models":{"p/m":{"contextWindow":1000}}"#)),
+            "snapshot: conversation differs"
+        );
     }
 
     #[test]

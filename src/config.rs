@@ -93,7 +93,7 @@ impl Config {
                 "session-reference: maxReferences must not exceed 3".to_owned(),
             ));
         }
-        let fraction = match member("referenceContextFraction") {
+        let reference_context_fraction = match member("referenceContextFraction") {
             _ if !features.context_fraction => DEFAULT_REFERENCE_CONTEXT_FRACTION,
             None => DEFAULT_REFERENCE_CONTEXT_FRACTION,
             Some(Json::Number(f)) => *f,
@@ -101,13 +101,12 @@ impl Config {
             // Upstream compares (and later multiplies) the value as it is.
             Some(other) => to_number(Some(other)),
         };
-        if !(0.0..=1.0).contains(&fraction) {
+        if !(0.0..=1.0).contains(&reference_context_fraction) {
             return Err(invalid(
                 "session-reference: referenceContextFraction must be between zero and one"
                     .to_owned(),
             ));
         }
-        let reference_context_fraction = fraction;
         Ok(Config {
             features,
             max_references: max_references as usize,

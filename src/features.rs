@@ -1,4 +1,4 @@
-//! Features and releases (spec `protocol.features`, `releases.*`): what an
+//! Features and releases (spec `protocol.features`, `runner.releases`): what an
 //! implementation answers, one feature per behaviour that changed between
 //! upstream releases, and the releases that run here as sets of them.
 //!
@@ -278,12 +278,17 @@ impl Declared {
         Declared { ops, features }
     }
 
-    /// Every op and the release's behaviours.
-    pub fn release(release: &Release) -> Declared {
+    /// Every op, with `features`: the reference's declaration.
+    pub fn every_op(features: Features) -> Declared {
         Declared {
             ops: OP_FEATURES.iter().map(|(feature, _)| *feature).collect(),
-            features: release.features,
+            features,
         }
+    }
+
+    /// Every op and the release's behaviours.
+    pub fn release(release: &Release) -> Declared {
+        Declared::every_op(release.features)
     }
 
     /// Whether it answers `op`.
@@ -331,7 +336,7 @@ impl Declared {
 }
 
 /// An upstream release that runs here, as the set of behaviours it has
-/// (spec `releases.table`).
+/// (spec `runner.releases`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Release {
     /// Its name on the command line and in `describe`.
@@ -342,7 +347,7 @@ pub struct Release {
     pub how: &'static str,
 }
 
-/// The releases, oldest first (spec `releases.table`).
+/// The releases, oldest first (spec `runner.releases`).
 pub const RELEASES: &[Release] = &[
     Release {
         name: "0.1.0-rc.8",

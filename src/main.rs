@@ -54,7 +54,7 @@ enum Command {
     },
     /// Speak the adapter protocol on stdin/stdout with the reference.
     Adapter {
-        /// Behave as this upstream release (spec `releases.table`:
+        /// Behave as this upstream release (spec `runner.releases`:
         /// 0.1.0-rc.8, 0.1.2-rc.1, newer-62dde13e, newest).
         #[arg(long, value_parser = parse_release, conflicts_with_all = ["features", "generation"])]
         release: Option<Features>,

@@ -108,7 +108,10 @@ impl Snapshot {
             .map(|event| event_from_json(event, features))
             .collect::<Result<_, _>>()?;
         let captured_through_seq = value.get("capturedThroughSeq").cloned();
-        if let (true, Some(seq)) = (features.seq_domain, &captured_through_seq) {
+        if let Some(seq) = captured_through_seq
+            .as_ref()
+            .filter(|_| features.seq_domain)
+        {
             if *seq != Json::Null && !is_session_seq(seq) {
                 return Err(Failure::Internal(format!(
                     "SessionSeq must be a non-negative safe integer, got {}",

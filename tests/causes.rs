@@ -299,19 +299,12 @@ fn a_port_of_rc8_plus_one_behaviour_fails_nothing_and_one_bug_is_one_cause() {
             .display()
     );
     let run = |bug: &str, filter: &str, code: i32| {
-        let output = Command::new(BINARY)
-            .args(["conformance", "--impl", &port, "--format", "json"])
-            .args(["--filter", filter])
-            .env("PORT_BUG", bug)
-            .output()
-            .expect("run the CLI");
-        assert_eq!(
-            output.status.code(),
-            Some(code),
-            "PORT_BUG={bug:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        json::parse(&String::from_utf8_lossy(&output.stdout)).expect("a JSON report")
+        json_report_exiting(
+            bug,
+            "",
+            &["conformance", "--impl", &port, "--filter", filter],
+            code,
+        )
     };
     let clean = run("", "*", 0);
     assert_eq!(summary_count(&clean, "failed"), 0.0);

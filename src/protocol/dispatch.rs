@@ -42,15 +42,9 @@ pub const CAPABILITIES: &[&str] = &[
 
 /// The output of `describe` for the reference with `features`: `{name,
 /// version, features, capabilities}`, and `release` when the set is one
-/// of the releases (spec `protocol.describe`, `releases.table`).
+/// of the releases (spec `protocol.describe`, `runner.releases`).
 pub fn describe(features: Features) -> Json {
-    let declared = Declared {
-        ops: crate::features::OP_FEATURES
-            .iter()
-            .map(|(feature, _)| *feature)
-            .collect(),
-        features,
-    };
+    let declared = Declared::every_op(features);
     let release = declared.release_name();
     let name = match release {
         Some("newest") => NAME.to_owned(),

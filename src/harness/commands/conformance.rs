@@ -31,7 +31,7 @@ pub struct ConformanceArgs {
     #[arg(long, value_delimiter = ',')]
     features: Option<Vec<String>>,
     /// Run the implementation as this upstream release (spec
-    /// `releases.table`: 0.1.0-rc.8, 0.1.2-rc.1, newer-62dde13e, newest):
+    /// `runner.releases`: 0.1.0-rc.8, 0.1.2-rc.1, newer-62dde13e, newest):
     /// its behaviours are the release's, in place of those its features
     /// name; its ops stay those it declares.
     #[arg(long)]
@@ -255,21 +255,21 @@ fn conformance(run: ConformanceRun) -> Exit {
                     }
                 },
             };
-            for features in releases {
+            for &features in &releases {
                 match described(&mut BuiltIn(features), None, human) {
                     Ok(description) => profiles.push(description),
                     Err(exit) => return exit,
                 }
             }
-            let report = match run.release.as_deref() {
-                None => runner::run_reference(&suite, &run.selection, show),
-                Some(_) => runner::run(
+            let report = match (run.release.as_deref(), releases.first()) {
+                (Some(_), Some(&features)) => runner::run(
                     &suite,
-                    &mut BuiltIn(profiles[0].declared().features),
+                    &mut BuiltIn(features),
                     &profiles[0],
                     &run.selection,
                     show,
                 ),
+                _ => runner::run_reference(&suite, &run.selection, show),
             };
             // Cost is measured through the reference's own adapter process,
             // as a user's host gets it, in the newest release.

@@ -27,13 +27,13 @@ pub struct DifferentialArgs {
     /// Command of the second implementation.
     #[arg(long = "b")]
     b: String,
-    /// Run B as this upstream release (spec `releases.table`): its
+    /// Run B as this upstream release (spec `runner.releases`): its
     /// behaviours are the release's, in place of those its features name.
     #[arg(long)]
     release: Option<String>,
-    /// Run A as this upstream release (with --a; without it, A is the
-    /// reference with B's behaviours).
-    #[arg(long)]
+    /// Run A, given with --a, as this upstream release (without --a, A is
+    /// the reference with B's behaviours).
+    #[arg(long, requires = "a")]
     a_release: Option<String>,
     /// Number of cases.
     #[arg(long, default_value_t = 1000)]
@@ -193,15 +193,11 @@ fn differential(run: DifferentialRun) -> Exit {
             true,
         ),
     };
-    let a_release = if run.a.is_some() {
-        &run.a_release
-    } else {
-        &None
-    };
-    let description_a = match describe("A", first.as_mut()).and_then(|d| as_release(d, a_release)) {
-        Ok(description) => description,
-        Err(code) => return code,
-    };
+    let description_a =
+        match describe("A", first.as_mut()).and_then(|d| as_release(d, &run.a_release)) {
+            Ok(description) => description,
+            Err(code) => return code,
+        };
     let human = run.format == Format::Human;
     let plan = differential::plan(&description_a, &description_b, run.ops.as_deref());
     if human {

@@ -51,7 +51,7 @@ pub struct Description {
     pub features: Vec<String>,
     /// The release it declares itself to be, or is run as (`--release`):
     /// its behaviours replace those its features name (spec
-    /// `releases.declare`).
+    /// `runner.releases`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub release: Option<String>,
     /// The capabilities it declares (spec `protocol.capabilities`).
@@ -82,7 +82,7 @@ impl fmt::Display for Description {
 }
 
 impl Description {
-    /// What it declares, read (spec `protocol.features`, `releases.declare`):
+    /// What it declares, read (spec `protocol.features`, `runner.releases`):
     /// the ops of its features (every op when it names a release and no
     /// feature) and the behaviours of its release, else of its features.
     pub fn declared(&self) -> Declared {
@@ -119,7 +119,7 @@ impl Description {
                 .map(|item| item.as_string().ok_or(format!("{name} must be strings")))
                 .collect()
         };
-        // releases.declare: a release may stand in place of the features.
+        // runner.releases: a release may stand in place of the features.
         let release = match output.get("release") {
             None => None,
             Some(Json::String(name)) => {

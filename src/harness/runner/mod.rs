@@ -484,10 +484,7 @@ pub fn run_cost(
             Status::SkippedFilter
         } else if !selection.selects(&vector.op, &vector.features) {
             Status::SkippedNotSelected
-        } else if !description
-            .declared()
-            .satisfies(&vector.op, &vector.features)
-        {
+        } else if !vector.declared_by(description) {
             Status::SkippedFeature
         } else {
             match implementation.as_deref_mut() {

@@ -19,11 +19,6 @@ pub fn reference_features(b: &Description) -> Features {
     b.declared().features
 }
 
-/// Whether `description` declares the op feature that defines `op`.
-pub fn declares_op(description: &Description, op: &str) -> bool {
-    description.declared().answers(op)
-}
-
 /// Whether `op` answers prepared messages: outputs that hold, for each
 /// source, what `retain` answers beside the op's own part (spec
 /// `runner.causes`: two regions).

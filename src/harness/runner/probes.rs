@@ -205,11 +205,10 @@ impl Prober {
     /// A prober for the implementation `description` describes, compared
     /// with the reference at its declared behaviours (`conformance`).
     pub fn new(description: &Description) -> Prober {
+        let declared = description.declared();
         Prober::within(
-            ops::reference_features(description),
-            ops::known_ops()
-                .filter(|op| ops::declares_op(description, op))
-                .collect(),
+            declared.features,
+            ops::known_ops().filter(|op| declared.answers(op)).collect(),
             description.capabilities.clone(),
         )
     }

@@ -75,10 +75,13 @@ pub struct Reach {
     /// Both declare `candidates-fuzzy`: a non-empty query may match several
     /// candidates, or match one only fuzzily (spec `candidates.fuzzy.*`).
     /// Without it, a listing holds at most one candidate the query matches
-    /// in any way, and that one matches by substring.
+    /// in any way, and that one matches by substring. The requests read it
+    /// from each op's [`Scope`] (`both.fuzzy`); here it is what the run
+    /// reports ([`super::Plan::narrowed`]).
     pub fuzzy: bool,
     /// Both declare `config-fraction-type`: `referenceContextFraction` may
-    /// be of another JSON type than a number (spec `config.fraction-type`).
+    /// be of another JSON type than a number (spec `config.fraction-type`);
+    /// read, like `fuzzy`, from each op's [`Scope`].
     pub fraction_types: bool,
     /// Both declare the capability `optional-seq`: a snapshot may lack
     /// `capturedThroughSeq` (spec `surface.seq-absent`).
@@ -163,11 +166,11 @@ fn drawn_inputs(op: &str, scope: Scope, reach: Reach) -> Option<BoxedStrategy<Js
         "pre-step" => bytes()
             .prop_map(move |b| prepare_input(&b, scope, reach, true))
             .boxed(),
-        "config/check" => config(scope, reach)
+        "config/check" => config(scope)
             .prop_map(|config| Json::object([("config", config)]))
             .boxed(),
-        "candidates/list" => candidates_input(scope, reach, true),
-        "candidates/remote" => candidates_input(scope, reach, false),
+        "candidates/list" => candidates_input(scope, true),
+        "candidates/remote" => candidates_input(scope, false),
         "files/token" => (js_units(12), prop::option::of(0usize..16))
             .prop_map(|(line, cursor)| files_token_input(line, cursor))
             .boxed(),
@@ -557,9 +560,10 @@ fn user_message(case: &PrepareCase) -> Json {
 
 /// A configuration object: each known member present or not, with values
 /// valid, out of range or of the wrong type; `referenceContextFraction`
-/// of another type than a number only within `reach.fraction_types` (its
-/// check is this specification's, `config.fraction-type`).
-fn config(scope: Scope, reach: Reach) -> impl Strategy<Value = Json> {
+/// of another type than a number only where both sides have
+/// `config-fraction-type` (its check is this specification's,
+/// `config.fraction-type`).
+fn config(scope: Scope) -> impl Strategy<Value = Json> {
     let value = prop::sample::select(vec![
         Json::Number(0.0),
         Json::Number(1.0),
@@ -584,8 +588,7 @@ fn config(scope: Scope, reach: Reach) -> impl Strategy<Value = Json> {
         for (name, value) in members {
             let value = match value {
                 Json::Bool(_) | Json::String(_)
-                    if name == "referenceContextFraction"
-                        && (!reach.fraction_types || !scope.both.fraction_type) =>
+                    if name == "referenceContextFraction" && !scope.both.fraction_type =>
                 {
                     Json::Number(0.5)
                 }
@@ -620,9 +623,9 @@ fn field() -> impl Strategy<Value = Vec<u16>> {
 /// up to eight sessions with unique ids, an agent that may be one of them,
 /// and a query (none or empty where the sides match queries otherwise, and
 /// no subagent labels where they label otherwise). With `display-title`
-/// on both sides but not `reach.fuzzy`, a non-empty query matches at
+/// on both sides but not `candidates-fuzzy`, a non-empty query matches at
 /// most one candidate, by substring ([`documented_matches_only`]).
-fn candidates_input(scope: Scope, reach: Reach, with_limit: bool) -> BoxedStrategy<Json> {
+fn candidates_input(scope: Scope, with_limit: bool) -> BoxedStrategy<Json> {
     let session = (
         prop::option::of(prop::sample::select(vec!["/w", "/w/a", "/W", "/other"])),
         prop::option::of(field()),
@@ -687,7 +690,7 @@ fn candidates_input(scope: Scope, reach: Reach, with_limit: bool) -> BoxedStrate
                         Json::Object(members)
                     })
                     .collect();
-                let listing = match (&query, scope.both.display_title && !reach.fuzzy) {
+                let listing = match (&query, scope.both.display_title && !scope.both.fuzzy) {
                     (Some(query), true) if !query.is_empty() => {
                         documented_matches_only(listing, query, &agent_id)
                     }

@@ -69,7 +69,7 @@ fn snapshot(n: usize) -> (Snapshot, u32) {
         .collect();
     let snapshot = Snapshot {
         session: SessionHeader {
-            id: JsString::from(SESSION_ID),
+            id: Some(Json::str(SESSION_ID)),
             cwd: Some(Json::str("/workspace/bench")),
             version: None,
         },
@@ -84,7 +84,7 @@ struct Shared(Arc<Snapshot>);
 
 impl SessionReader for Shared {
     fn read_surface(&self, id: &JsString) -> Result<Arc<Snapshot>, ReadError> {
-        if *id == self.0.session.id {
+        if self.0.session.id.as_ref().and_then(Json::as_js_str) == Some(id) {
             Ok(Arc::clone(&self.0))
         } else {
             Err(ReadError::Failed(format!("no session {id:?}")))
@@ -116,7 +116,7 @@ fn run_prepare(reader: &Shared, agent: &Agent, content: &Json, references: &Json
 
 fn bench_retention(c: &mut Criterion) {
     let agent = Agent {
-        id: JsString::from("bench-agent"),
+        id: Some(JsString::from("bench-agent")),
         route: None,
     };
     let content = Json::Array(vec![Json::object([

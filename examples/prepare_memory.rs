@@ -131,7 +131,7 @@ fn snapshot(n: usize) -> Snapshot {
     }
     Snapshot {
         session: SessionHeader {
-            id: exact(SESSION_ID),
+            id: Some(Json::String(exact(SESSION_ID))),
             cwd: Some(Json::String(exact("/workspace/bench"))),
             version: None,
         },
@@ -158,7 +158,7 @@ impl OwnSize {
             // header's two strings.
             header: 2 * size_of::<usize>()
                 + size_of::<Snapshot>()
-                + snapshot.session.id.len() * 2
+                + SESSION_ID.len() * 2
                 + "/workspace/bench".len() * 2,
         };
         for event in &snapshot.events {
@@ -214,7 +214,7 @@ struct Shared(Arc<Snapshot>);
 
 impl SessionReader for Shared {
     fn read_surface(&self, id: &JsString) -> Result<Arc<Snapshot>, ReadError> {
-        if *id == self.0.session.id {
+        if self.0.session.id.as_ref().and_then(Json::as_js_str) == Some(id) {
             Ok(Arc::clone(&self.0))
         } else {
             Err(ReadError::Failed(format!("no session {id:?}")))
@@ -267,7 +267,7 @@ fn main() {
     });
 
     let agent = Agent {
-        id: JsString::from("bench-agent"),
+        id: Some(JsString::from("bench-agent")),
         route: None,
     };
     let content = Json::Array(vec![Json::object([

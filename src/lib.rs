@@ -91,7 +91,7 @@
 //!                 "content": [{"type": "text", "text": "hello <b>"}]}}]}}"#).unwrap();
 //! let reader = JsonSessions::new(&sessions);
 //! let services = Services { reader: &reader, spill: None, models: &NoModels, cancelled: &|| false };
-//! let agent = Agent { id: JsString::from("me"), route: None };
+//! let agent = Agent { id: Some(JsString::from("me")), route: None };
 //! let references = json::parse(r#"[{"sessionId": "s1", "label": "L"}]"#).unwrap();
 //! let prepared = prepare(&Config::default(), &agent, &Json::Array(vec![]), &references, &services).unwrap();
 //! let prompt = prepared.context.unwrap().prompt;

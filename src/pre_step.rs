@@ -38,6 +38,13 @@ fn parse_message(message: &Json) -> Result<Option<(Json, Json)>, Failure> {
     let mut references = Vec::new();
     let mut content = Vec::with_capacity(blocks.len());
     for block in blocks {
+        // Upstream reads every block's `type`: a `null` block throws there
+        // (spec `surface.null-block`).
+        if *block == Json::Null {
+            return Err(Failure::Internal(
+                "Cannot read properties of null (reading 'type')".to_owned(),
+            ));
+        }
         if block.get("type").and_then(Json::as_string).as_deref() != Some("text") {
             content.push(block.clone());
             continue;

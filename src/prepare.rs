@@ -31,8 +31,10 @@ pub const OMISSIONS_HEADER: &str = "\n\n## Reference omissions\n\nThe previews a
 /// The session a turn runs in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Agent {
-    /// Its session id; a reference to it is a self reference.
-    pub id: JsString,
+    /// Its session id; a reference to it is a self reference. `None` when
+    /// the host's agent id is not a string (JavaScript's `===` then holds
+    /// for no reference's string `sessionId`, spec `protocol.host-members`).
+    pub id: Option<JsString>,
     /// The `(provider, model)` of its route, which sizes automatic budgets.
     pub route: Option<(JsString, JsString)>,
 }
@@ -155,12 +157,12 @@ pub fn normalize(
                 "session reference must contain a string sessionId and optional string label",
             ));
         };
-        if *session_id == agent.id {
+        if agent.id.as_ref() == Some(session_id) {
             return Err(Failure::Contract(Error::new(
                 ErrorCode::SelfReference,
                 format!(
                     "session {} cannot reference itself",
-                    json::quote(agent.id.units())
+                    json::quote(session_id.units())
                 ),
             )));
         }
@@ -311,13 +313,11 @@ fn source_record(retained: &[Retained<'_>], with_format_version: bool) -> Json {
         .enumerate()
         .map(|(index, source)| {
             let header = &source.snapshot.session;
-            let mut members = vec![
-                (JsString::from("sessionId"), Json::String(header.id.clone())),
-                (
-                    JsString::from("label"),
-                    Json::String(JsString::from_units(source.label.to_vec())),
-                ),
-            ];
+            let mut members: Vec<(JsString, Json)> = header.id_member().into_iter().collect();
+            members.push((
+                JsString::from("label"),
+                Json::String(JsString::from_units(source.label.to_vec())),
+            ));
             if let Some(version) = header.version.as_ref().filter(|_| with_format_version) {
                 members.push((JsString::from("capturedFormatVersion"), version.clone()));
             }
@@ -356,8 +356,8 @@ fn notice(
         None => unavailable("storage-not-configured"),
         Some(store) => {
             let request = SpillRequest {
-                owner_session_id: agent.id.clone(),
-                source_session_id: source.snapshot.session.id.clone(),
+                owner_session_id: agent.id.clone().unwrap_or_default(),
+                source_session_id: source.snapshot.session.text_id(),
                 label: JsString::from_units(source.label.to_vec()),
                 suggested_name: format!("session-reference-{}.txt", index + 1),
                 content: transcript(source.snapshot, source.label, &project(source.snapshot)),
@@ -372,10 +372,8 @@ fn notice(
             }
         }
     };
-    let mut members = vec![(
-        JsString::from("sessionId"),
-        Json::String(source.snapshot.session.id.clone()),
-    )];
+    let mut members: Vec<(JsString, Json)> =
+        source.snapshot.session.id_member().into_iter().collect();
     if let Some(seq) = &source.snapshot.captured_through_seq {
         members.push((JsString::from("capturedThroughSeq"), seq.clone()));
     }
@@ -430,7 +428,7 @@ mod tests {
             ..Config::default()
         };
         let agent = Agent {
-            id: JsString::from("me"),
+            id: Some(JsString::from("me")),
             route: None,
         };
         let references = json::parse(r#"[{"sessionId":"s1"}]"#).expect("json");

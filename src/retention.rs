@@ -124,11 +124,9 @@ impl Retained<'_> {
 
 /// `{sessionId, label, cwd, capturedThroughSeq?}` of the data object.
 fn fixed_members(snapshot: &Snapshot, label: &[u16]) -> Vec<(JsString, Json)> {
-    let mut members = vec![
-        (
-            JsString::from("sessionId"),
-            Json::String(snapshot.session.id.clone()),
-        ),
+    let mut members = Vec::with_capacity(4);
+    members.extend(snapshot.session.id_member());
+    members.extend([
         (
             JsString::from("label"),
             Json::String(JsString::from_units(label.to_vec())),
@@ -137,7 +135,7 @@ fn fixed_members(snapshot: &Snapshot, label: &[u16]) -> Vec<(JsString, Json)> {
             JsString::from("cwd"),
             snapshot.session.cwd.clone().unwrap_or(Json::Null),
         ),
-    ];
+    ]);
     if let Some(seq) = &snapshot.captured_through_seq {
         members.push((JsString::from("capturedThroughSeq"), seq.clone()));
     }

@@ -102,31 +102,26 @@ pub fn transcript(snapshot: &Snapshot, label: &[u16], items: &[Item<'_>]) -> Str
     out.push_str("## Referenced session \u{2014} full projected snapshot\n\n");
     out.push_str("This transcript is an untrusted, read-only snapshot from another session.\n");
     out.push_str(WARNING);
-    out.push_str("\n\n{\n");
-    let mut header = vec![
-        ("sessionId", json::quote(snapshot.session.id.units())),
-        ("label", json::quote(label)),
-        (
-            "cwd",
-            snapshot
-                .session
-                .cwd
-                .as_ref()
-                .map_or_else(|| "null".to_owned(), json::stringify),
-        ),
-    ];
+    out.push_str("\n\n");
+    // `JSON.stringify(header, null, 2)`: an undefined member is left out.
+    let mut header: Vec<(JsString, Json)> = Vec::with_capacity(5);
+    header.extend(snapshot.session.id_member());
+    header.push((
+        JsString::from("label"),
+        Json::String(JsString::from_units(label.to_vec())),
+    ));
+    header.push((
+        JsString::from("cwd"),
+        snapshot.session.cwd.clone().unwrap_or(Json::Null),
+    ));
     if let Some(seq) = &snapshot.captured_through_seq {
-        header.push(("capturedThroughSeq", json::stringify(seq)));
+        header.push((JsString::from("capturedThroughSeq"), seq.clone()));
     }
     if let Some(version) = &snapshot.session.version {
-        header.push(("capturedFormatVersion", json::stringify(version)));
+        header.push((JsString::from("capturedFormatVersion"), version.clone()));
     }
-    let lines: Vec<String> = header
-        .into_iter()
-        .map(|(key, value)| format!("  \"{key}\": {value}"))
-        .collect();
-    out.push_str(&lines.join(",\n"));
-    out.push_str("\n}\n\n");
+    out.push_str(&json::stringify_indented(&Json::Object(header)));
+    out.push_str("\n\n");
     out.push_str("Message text is stored as JSON string fragments, at most 64 Unicode code points per line.\n");
     out.push_str("Decode and concatenate the fragments of each message to recover its exact text, including newlines.\n");
     for (index, item) in items.iter().enumerate() {

@@ -14,12 +14,32 @@ use std::sync::Arc;
 /// The session header: id, working directory and format version.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SessionHeader {
-    /// The session id written into snapshots (may differ from the id asked for).
-    pub id: JsString,
+    /// The session id written into snapshots (may differ from the id asked
+    /// for): the value as given, of any type, `None` when absent
+    /// (`undefined`, not written; spec `surface.session-id`).
+    pub id: Option<Json>,
     /// The recorded working directory; `None` when absent or null.
     pub cwd: Option<Json>,
     /// The session format generation, when the header records one.
     pub version: Option<Json>,
+}
+
+impl SessionHeader {
+    /// The `sessionId` member written for this header: absent when the id
+    /// is (`undefined` is not written).
+    pub fn id_member(&self) -> Option<(JsString, Json)> {
+        self.id.clone().map(|id| (JsString::from("sessionId"), id))
+    }
+
+    /// The id as text: the string, or its JSON spelling for another value
+    /// (what a spill store names the source by), empty when absent.
+    pub fn text_id(&self) -> JsString {
+        match &self.id {
+            Some(Json::String(id)) => id.clone(),
+            Some(other) => JsString::from(json::stringify(other).as_str()),
+            None => JsString::EMPTY,
+        }
+    }
 }
 
 /// Where a user message came from, as far as projection cares
@@ -89,21 +109,31 @@ impl Snapshot {
         let session = value
             .get("session")
             .ok_or_else(|| internal("no session header"))?;
-        let id = session
-            .get("id")
-            .and_then(Json::as_js_str)
-            .cloned()
-            .ok_or_else(|| internal("session.id is not a string"))?;
+        // `session.id` of any value but `null` or `undefined` reads as
+        // JavaScript reads it (spec `surface.session-id`).
+        if *session == Json::Null {
+            return Err(internal("Cannot read properties of null (reading 'id')"));
+        }
+        let id = session.get("id").cloned();
         let present = |member: Option<&Json>| member.filter(|v| **v != Json::Null).cloned();
         let header = SessionHeader {
             id,
             cwd: present(session.get("cwd")),
             version: session.get("version").cloned(),
         };
-        let events = value
-            .get("events")
-            .and_then(Json::as_array)
-            .ok_or_else(|| internal("events is not an array"))?
+        // `for (const event of snapshot.events)`: a string iterates its
+        // characters, none of which is an event (spec `surface.events-iterable`).
+        let events = match value.get("events") {
+            Some(Json::Array(events)) => events.as_slice(),
+            Some(Json::String(text)) if text.is_empty() => &[],
+            Some(Json::String(_)) => {
+                return Err(internal(
+                    "unreachable variant in session-reference surface event",
+                ))
+            }
+            _ => return Err(internal("snapshot.events is not iterable")),
+        };
+        let events = events
             .iter()
             .map(|event| event_from_json(event, features))
             .collect::<Result<_, _>>()?;
@@ -197,21 +227,33 @@ fn classify_source(source: &Json) -> UserSource {
 }
 
 /// The texts of the blocks whose `type` is `"text"` and whose `text` is a
-/// string, in order (spec `projection.text-join`).
+/// string, in order (spec `projection.text-join`). Upstream reads each
+/// block's `type`: a `null` block throws there (`INTERNAL`, spec
+/// `surface.null-block`); a block of another type has no `type "text"`.
 fn texts_of(content: Option<&Json>) -> Result<Vec<JsString>, Failure> {
     let blocks = content
         .and_then(Json::as_array)
-        .ok_or_else(|| Failure::Internal("message content is not an array".to_owned()))?;
-    Ok(blocks
-        .iter()
-        .filter(|block| {
-            block
-                .get("type")
-                .and_then(Json::as_js_str)
-                .is_some_and(|kind| kind.is("text"))
-        })
-        .filter_map(|block| block.get("text").and_then(Json::as_js_str).cloned())
-        .collect())
+        .ok_or_else(|| Failure::Internal("content.flatMap is not a function".to_owned()))?;
+    let mut texts = Vec::new();
+    for block in blocks {
+        if *block == Json::Null {
+            return Err(Failure::Internal(
+                "Cannot read properties of null (reading 'type')".to_owned(),
+            ));
+        }
+        let is_text = block
+            .get("type")
+            .and_then(Json::as_js_str)
+            .is_some_and(|kind| kind.is("text"));
+        if let Some(text) = block
+            .get("text")
+            .and_then(Json::as_js_str)
+            .filter(|_| is_text)
+        {
+            texts.push(text.clone());
+        }
+    }
+    Ok(texts)
 }
 
 /// Why a read failed.

@@ -8,7 +8,7 @@ use dsh_session_reference::harness::runner::adapter::{
     BuiltIn, Description, External, Implementation,
 };
 use dsh_session_reference::harness::runner::differential::requests::{
-    input_strategy, input_strategy_within, Reach, Scope,
+    drawn_inputs, input_strategy, input_strategy_within, Reach, Scope,
 };
 use dsh_session_reference::harness::runner::differential::{self, corpus, plan, Options, Plan};
 use dsh_session_reference::harness::runner::report::actual_json;
@@ -101,7 +101,8 @@ fn the_two_generations_of_the_reference_agree_on_what_both_define() {
         |_| {},
     );
     assert!(summary.classes.is_empty(), "{:?}", summary.classes);
-    assert_eq!(summary.line(), "agree 1300/1300");
+    assert!(summary.line().starts_with("agree "), "{}", summary.line());
+    assert!(summary.starved().is_empty(), "{}", summary.line());
     assert_eq!(summary.per_op.len(), 14);
 }
 
@@ -165,9 +166,10 @@ fn the_same_seed_sends_the_same_requests() {
 }
 
 /// The outcome classes (`output`, `null`, each error code) of `cases`
-/// requests for `op`, answered by the reference.
+/// requests for `op` as its strategy draws them (without type confusion),
+/// answered by the reference.
 fn outcome_classes(op: &str, scope: Scope, cases: usize) -> BTreeMap<String, usize> {
-    let strategy = input_strategy(op, scope).expect("generated op");
+    let strategy = drawn_inputs(op, scope, Reach::ALL).expect("generated op");
     let mut runner = TestRunner::deterministic();
     let mut classes = BTreeMap::new();
     for _ in 0..cases {
@@ -829,15 +831,15 @@ fn a_run_whose_declared_op_compares_nothing_fails() {
         ],
     );
     assert_eq!(code, Some(1), "{text}");
+    // A type-confused case may hold no lone surrogate and be compared.
+    let starved = text
+        .lines()
+        .find(|line| line.starts_with("too few compared: json/tag-safe compared "))
+        .unwrap_or_else(|| panic!("{text}"));
     assert!(
-        text.contains("too few compared: json/tag-safe compared 0 of 50 cases (under 5 %): an answer holds a lone surrogate (the capability lone-surrogates is not declared by both)"),
+        starved.ends_with("of 50 cases (under 5 %): an answer holds a lone surrogate (the capability lone-surrogates is not declared by both)"),
         "{text}"
     );
-    assert!(
-        text.contains("json/tag-safe 0/0 (50 not compared)"),
-        "{text}"
-    );
-    assert!(text.contains("agree 50/50"), "{text}");
 }
 
 /// A port that answers `UNSUPPORTED` for an op it declares has not
@@ -860,18 +862,16 @@ fn an_op_answered_unsupported_is_not_implemented_not_a_disagreement() {
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("classes 0"), "{text}");
     assert!(
-        text.contains("not implemented: candidates/remote by B (100 cases)"),
+        text.contains("not implemented: candidates/remote by B ("),
         "{text}"
     );
     assert!(
-        text.contains(
-            "per op: candidates/list 100/100, candidates/remote 0/0 (100 not implemented)\n"
-        ),
+        text.contains("candidates/remote 0/0 (") && text.contains(" not implemented)\n"),
         "{text}"
     );
     let (_, json) = differential_cli(&port, &[&run[..], &["--format", "json"]].concat());
     assert!(
-        json.contains(r#""notImplemented":[{"op":"candidates/remote","side":"B","cases":100}]"#),
+        json.contains(r#""notImplemented":[{"op":"candidates/remote","side":"B","cases":"#),
         "{json}"
     );
 }

@@ -421,7 +421,7 @@ proptest! {
         // Read as parse_snapshot reads them.
         let reader = JsonSessions::with_features(&sessions, Features::RC8);
         let config = Config { max_reference_bytes: Some(max), ..Config::default() };
-        let agent = Agent { id: JsString::from("agent-self"), route: None };
+        let agent = Agent { id: Some(JsString::from("agent-self")), route: None };
         let services = Services { reader: &reader, spill: None, models: &NoModels, cancelled: &|| false };
         let content = Json::Array(vec![Json::object([
             ("type", Json::str("text")),

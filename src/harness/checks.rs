@@ -486,10 +486,8 @@ fn expected_notice(case: &PrepareCase, index: usize, source: &ModelSource, actua
             ])
         }
     };
-    let mut members = vec![(
-        JsString::from("sessionId"),
-        Json::String(source.snapshot.session.id.clone()),
-    )];
+    let mut members: Vec<(JsString, Json)> =
+        source.snapshot.session.id_member().into_iter().collect();
     if let Some(seq) = &source.snapshot.captured_through_seq {
         members.push((JsString::from("capturedThroughSeq"), seq.clone()));
     }
@@ -512,13 +510,11 @@ fn expected_source_record(sources: &[ModelSource]) -> Json {
         .enumerate()
         .map(|(index, source)| {
             let header = &source.snapshot.session;
-            let mut members = vec![
-                (JsString::from("sessionId"), Json::String(header.id.clone())),
-                (
-                    JsString::from("label"),
-                    Json::String(JsString::from_units(source.label.clone())),
-                ),
-            ];
+            let mut members: Vec<(JsString, Json)> = header.id_member().into_iter().collect();
+            members.push((
+                JsString::from("label"),
+                Json::String(JsString::from_units(source.label.clone())),
+            ));
             if let Some(version) = &header.version {
                 members.push((JsString::from("capturedFormatVersion"), version.clone()));
             }
@@ -643,7 +639,7 @@ pub fn prepare_snapshot(data: &[u8]) {
     ])]);
     let config = case.config();
     let agent = Agent {
-        id: JsString::from(draw::AGENT_ID),
+        id: Some(JsString::from(draw::AGENT_ID)),
         route: case.route(),
     };
     let reader = JsonSessions::new(&sessions);

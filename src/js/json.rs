@@ -590,6 +590,18 @@ pub fn stringify(value: &Json) -> String {
     .compact_text(value)
 }
 
+/// `JSON.stringify(value, null, 2)`: containers one member a line, two
+/// spaces an indent level, empty ones as `[]` and `{}`.
+pub fn stringify_indented(value: &Json) -> String {
+    let mut out = String::new();
+    Writer {
+        js_object_model: true,
+        escapes: Escapes::Stringify,
+    }
+    .pretty(value, usize::MAX, 0, &mut out);
+    out
+}
+
 /// The value written exactly as it is: members in written order with
 /// duplicates, strings escaped as `JSON.stringify` escapes them. One line.
 pub fn to_wire(value: &Json) -> String {
@@ -907,6 +919,86 @@ impl Writer {
     }
 }
 
+/// Whether every object of `value` is as `JSON.parse` builds it: no key
+/// repeated, no canonical array index after another key or out of
+/// ascending order (spec `json.stringify.member-order`). Walked without
+/// recursion: a request nests up to [`MAX_DEPTH`].
+pub fn is_js_object_model(value: &Json) -> bool {
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Json::Array(items) => pending.extend(items),
+            Json::Object(members) => {
+                if !members_in_js_order(members) {
+                    return false;
+                }
+                pending.extend(members.iter().map(|(_, value)| value));
+            }
+            _ => {}
+        }
+    }
+    true
+}
+
+fn members_in_js_order(members: &[(JsString, Json)]) -> bool {
+    let mut last_index: Option<u32> = None;
+    let mut names_started = false;
+    for (key, _) in members {
+        match array_index(key.units()) {
+            Some(index) if names_started || last_index.is_some_and(|last| last >= index) => {
+                return false
+            }
+            Some(index) => last_index = Some(index),
+            None => names_started = true,
+        }
+    }
+    if members.len() <= 16 {
+        return members
+            .iter()
+            .enumerate()
+            .all(|(at, (key, _))| members[..at].iter().all(|(other, _)| other != key));
+    }
+    let mut seen = std::collections::HashSet::with_capacity(members.len());
+    members.iter().all(|(key, _)| seen.insert(key))
+}
+
+/// `value` with every object as `JSON.parse` builds it
+/// ([`js_object_members`]): what any JavaScript implementation holds after
+/// reading the request, so copied values keep upstream's member order.
+pub fn into_js_object_model(value: Json) -> Json {
+    if is_js_object_model(&value) {
+        return value;
+    }
+    rebuild_js_objects(value)
+}
+
+fn rebuild_js_objects(value: Json) -> Json {
+    match value {
+        Json::Array(items) => Json::Array(items.into_iter().map(rebuild_js_objects).collect()),
+        Json::Object(members) => {
+            let mut position: HashMap<JsString, usize> = HashMap::with_capacity(members.len());
+            let mut unique: Vec<(JsString, Json)> = Vec::with_capacity(members.len());
+            for (key, value) in members {
+                let value = rebuild_js_objects(value);
+                match position.get(&key) {
+                    Some(&at) => unique[at].1 = value,
+                    None => {
+                        position.insert(key.clone(), unique.len());
+                        unique.push((key, value));
+                    }
+                }
+            }
+            let (mut indices, names): (Vec<_>, Vec<_>) = unique
+                .into_iter()
+                .partition(|(key, _)| array_index(key.units()).is_some());
+            indices.sort_by_key(|(key, _)| array_index(key.units()));
+            indices.extend(names);
+            Json::Object(indices)
+        }
+        other => other,
+    }
+}
+
 /// The members of the object `JSON.parse` builds from `members`: a repeated
 /// key keeps its first position and its last value; keys that are canonical
 /// array indices come first in ascending numeric order (spec
@@ -1131,6 +1223,26 @@ mod tests {
             to_wire(&parse(r#"{"b":1,"b":2}"#).expect("valid")),
             r#"{"b":1,"b":2}"#
         );
+    }
+
+    #[test]
+    fn a_request_is_read_into_the_object_model_json_parse_builds() {
+        let modelled = |text: &str| to_wire(&into_js_object_model(parse(text).expect("valid")));
+        let text = r#"[{"b":1,"2":"x","a":{"k":1,"1":2},"b":3,"01":0,"0":9,"4294967295":1}]"#;
+        assert_eq!(
+            modelled(text),
+            r#"[{"0":9,"2":"x","b":3,"a":{"1":2,"k":1},"01":0,"4294967295":1}]"#
+        );
+        for text in [r#"{"0":1,"1":2,"a":{"b":1}}"#, "[]", r#"{"b":1,"a":2}"#] {
+            assert!(is_js_object_model(&parse(text).expect("valid")), "{text}");
+        }
+        for text in [
+            r#"{"a":{"b":1,"0":2}}"#,
+            r#"{"1":1,"0":2}"#,
+            r#"[{"a":1,"a":1}]"#,
+        ] {
+            assert!(!is_js_object_model(&parse(text).expect("valid")), "{text}");
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::config::{positive_safe_integer, Capacity, Config, ModelCatalog};
 use crate::discovery::sessions::CandidateIndex;
 use crate::error::Failure;
 use crate::features::{Declared, Features};
-use crate::js::json::Json;
+use crate::js::json::{self, Json};
 use crate::js::JsString;
 use crate::prepare::{prepare, Agent, Services};
 use crate::projection::project;
@@ -77,8 +77,17 @@ pub fn handle(op: &str, input: &Json) -> Outcome {
     handle_in(Features::NEWEST, op, input)
 }
 
-/// Answers one operation with `features`' behaviours.
+/// Answers one operation with `features`' behaviours. The input is read
+/// as `JSON.parse` builds it (spec `protocol.member-order`): a repeated
+/// key keeps its first place and last value, integer-like keys come first.
 pub fn handle_in(features: Features, op: &str, input: &Json) -> Outcome {
+    if !json::is_js_object_model(input) {
+        return handle_modelled(features, op, &json::into_js_object_model(input.clone()));
+    }
+    handle_modelled(features, op, input)
+}
+
+fn handle_modelled(features: Features, op: &str, input: &Json) -> Outcome {
     let answer = match op {
         "describe" => Ok(describe(features)),
         "uri/encode" => uri_encode(input),
@@ -111,6 +120,9 @@ pub fn handle_taking(features: Features, op: &str, input: &mut Json) -> Outcome 
         "candidates/remote" => true,
         _ => return handle_in(features, op, input),
     };
+    if !json::is_js_object_model(input) {
+        *input = json::into_js_object_model(std::mem::replace(input, Json::Null));
+    }
     // The listing is taken apart where it lies: its strings move into the
     // index, the emptied entries stay in `input` to be dropped later.
     let mut sessions = match input {
@@ -258,9 +270,19 @@ fn config_check(features: Features, input: &Json) -> Answer {
     Ok(Json::Bool(true))
 }
 
+/// The host's agent (spec `protocol.host-members`): upstream reads
+/// `agent.id` first thing, so an absent or `null` agent fails there
+/// (`INTERNAL`); any other value reads as JavaScript reads it, an `id` that
+/// is not a string (or absent) equal to no reference.
 fn agent_of(input: &Json) -> Result<Agent, Outcome> {
-    let agent = input.get("agent").unwrap_or(&Json::Null);
-    let id = string_field(agent, "id")?.clone();
+    let agent =
+        match input.get("agent") {
+            None | Some(Json::Null) => return Err(Outcome::internal(
+                "Cannot read properties of undefined (reading 'id'): the agent is absent or null",
+            )),
+            Some(agent) => agent,
+        };
+    let id = agent.get("id").and_then(Json::as_js_str).cloned();
     let route = agent.get("route").and_then(|route| {
         let provider = route.get("provider").and_then(Json::as_js_str)?;
         let model = route.get("model").and_then(Json::as_js_str)?;
@@ -418,7 +440,12 @@ fn prepare_op(features: Features, input: &Json) -> Answer {
     let references = input.get("references").unwrap_or(&Json::Null);
     with_services(features, input, |config, agent, services| {
         let prepared = prepare(config, agent, content, references, services)?;
-        let mut members = vec![(JsString::from("content"), prepared.content)];
+        // Upstream hands `content` back as given: absent stays absent
+        // (`undefined` is not written, spec `prepare.content-absent`).
+        let mut members = Vec::with_capacity(2);
+        if input.get("content").is_some() {
+            members.push((JsString::from("content"), prepared.content));
+        }
         if let Some(context) = prepared.context {
             members.push((JsString::from("additionalContext"), context.to_message()));
         }
@@ -426,15 +453,17 @@ fn prepare_op(features: Features, input: &Json) -> Answer {
     })
 }
 
+/// `pre-step`: the configuration is read first (upstream's resolver is
+/// built before the step runs), then the messages.
 fn pre_step_op(features: Features, input: &Json) -> Answer {
-    let messages = input
-        .get("messages")
-        .and_then(Json::as_array)
-        .ok_or_else(|| Outcome::internal("input.messages must be an array"))?;
     // `keepIds: true`: ids of messages that come from input messages stay
     // (spec `pre-step.ids`, capability `message-ids`).
     let keep_ids = input.get("keepIds") == Some(&Json::Bool(true));
     with_services(features, input, |config, agent, services| {
+        let messages = input
+            .get("messages")
+            .and_then(Json::as_array)
+            .ok_or_else(|| Failure::Internal("messages is not iterable".to_owned()))?;
         pre_step::pre_step_keeping_ids(config, agent, messages, services, keep_ids).map(Json::Array)
     })
 }
@@ -458,15 +487,14 @@ fn candidates_op(features: Features, input: &Json, remote: bool, listing: Listin
         Some(_) => return Err(Outcome::internal("input.query must be a string")),
     };
     let agent = input.get("agent").unwrap_or(&Json::Null);
-    let agent_cwd = agent.get("cwd").and_then(Json::as_js_str);
-    let listed = Records::read(listing, agent.get("id"))?;
+    let listed = Records::read(listing, agent.get("id"), agent.get("cwd"))?;
     listed.check_query(query.units(), features)?;
     let (records, stand_ins) = listed.split();
     let index = CandidateIndex::new(records);
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
     let candidates = index.list(
         stand_ins.agent_id(),
-        agent_cwd,
+        stand_ins.agent_cwd(),
         query.units(),
         limit,
         features,

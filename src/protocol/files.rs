@@ -38,11 +38,21 @@ fn string_input<'a>(input: &'a Json, name: &str) -> Result<&'a JsString, Outcome
 /// cursor is `slice`'s end, of any type as `slice` converts it to a number;
 /// absent means the whole line (spec `files.token.cursor`,
 /// `protocol.input-types`).
+///
+/// An array `line` is sliced by items, and the regular expressions read the
+/// slice as `String` writes it (items joined with `,`); a `line` of any
+/// other type has no `slice` (`INTERNAL`).
 fn token_op(input: &Json) -> Result<Json, Outcome> {
-    let line = string_input(input, "line")?;
     let cursor = input.get("cursor").map(|cursor| to_number(Some(cursor)));
-    let end = slice_end(line.len(), cursor);
-    Ok(match token_before_cursor(&line.units()[..end]) {
+    let before_cursor = match input.get("line") {
+        Some(Json::String(line)) => line.units()[..slice_end(line.len(), cursor)].to_vec(),
+        Some(Json::Array(items)) => {
+            let slice = Json::Array(items[..slice_end(items.len(), cursor)].to_vec());
+            to_js_string(Some(&slice)).units().to_vec()
+        }
+        _ => return Err(internal("line.slice is not a function".to_owned())),
+    };
+    Ok(match token_before_cursor(&before_cursor) {
         None => Json::Null,
         Some(token) => Json::object([
             ("prefix", Json::String(token.prefix)),

@@ -17,6 +17,7 @@
 //! reads it (`json/tag-safe`'s `value`, `prepare`'s content blocks, a
 //! message's blocks, an event's other data).
 
+use crate::config::positive_safe_integer;
 use crate::error::Failure;
 use crate::js::json::Json;
 use crate::js::JsString;
@@ -471,15 +472,63 @@ fn typed_value(ty: Type, value: Json) -> Json {
     }
 }
 
-/// What puts a well-typed `input` of `op` outside the protocol's contract
-/// (spec `protocol.shapes`), if anything: a candidate listing that repeats
-/// a session id (a host lists a session once, and upstream reads titles by
-/// id, so the repeated records' own titles are not what it shows).
+/// What puts an `input` of `op` outside the protocol's contract (spec
+/// `protocol.shapes`, `protocol.host-members`), if anything. The members a
+/// host supplies to upstream (the agent, the session listing, the sessions
+/// map, `cancel`, `models`, `spill`) are the protocol's to define, and where
+/// the hosts of the oracles read one otherwise, the request is outside:
+/// - a candidate listing that repeats a session id (a host lists a session
+///   once, and upstream reads titles by id, so the repeated records' own
+///   titles are not what it shows);
+/// - a candidate listing that is not an array, a listed session that is
+///   not an object or has no `id`, a listed `cwd` of `null`;
+/// - a candidate op's or `pre-step`'s `agent` absent or `null` (`prepare`
+///   reads `agent.id` first thing, in every host: `INTERNAL`);
+/// - a `spill.mode` other than `"saves"`, `"fails"`, `"unconfigured"` or
+///   `null`;
+/// - `retain`'s `maxBytes` other than a positive safe integer (the budget a
+///   host configures; hosts fail it, reject it or use their default), and
+///   what a host makes `retain`'s reference of: a `snapshot` or
+///   `snapshot.session` that is not an object, a `session.id` or `label`
+///   that is not a string (one host checks the reference, another hands the
+///   values to the retention as they are).
 pub fn outside_the_contract(op: &str, input: &Json) -> Option<&'static str> {
-    if !op.starts_with("candidates/") {
+    if op == "retain" {
+        return retain_outside_the_contract(input);
+    }
+    let mode = input.get("spill").and_then(|spill| spill.get("mode"));
+    if matches!(op, "prepare" | "pre-step")
+        && mode.is_some_and(|mode| {
+            *mode != Json::Null
+                && !["saves", "fails", "unconfigured"]
+                    .iter()
+                    .any(|known| mode.as_js_str().is_some_and(|mode| mode.is(known)))
+        })
+    {
+        return Some("spill.mode names no store the protocol defines (hosts fail it or ignore it)");
+    }
+    let candidates = op.starts_with("candidates/");
+    if (candidates || op == "pre-step") && matches!(input.get("agent"), None | Some(Json::Null)) {
+        return Some("the agent is absent or null (a host supplies an agent object)");
+    }
+    if !candidates {
         return None;
     }
-    let listing = input.get("sessions").and_then(Json::as_array)?;
+    let Some(listing) = input.get("sessions").and_then(Json::as_array) else {
+        return Some("the listing is not an array (a host supplies an array of sessions)");
+    };
+    if listing.iter().any(|record| record.as_object().is_none()) {
+        return Some("a listed session is not an object (a host lists session objects)");
+    }
+    if listing.iter().any(|record| record.get("id").is_none()) {
+        return Some("a listed session has no id (a host lists each session with its id)");
+    }
+    if listing
+        .iter()
+        .any(|record| record.get("cwd") == Some(&Json::Null))
+    {
+        return Some("a listed cwd is null (a host leaves an unknown cwd out)");
+    }
     let ids: Vec<&Json> = listing
         .iter()
         .filter_map(|record| record.get("id"))
@@ -490,6 +539,34 @@ pub fn outside_the_contract(op: &str, input: &Json) -> Option<&'static str> {
         .any(|(at, id)| ids[..at].contains(id));
     repeats
         .then_some("the listing repeats a session id (outside the protocol: each id at most once)")
+}
+
+/// [`outside_the_contract`] for `retain`.
+fn retain_outside_the_contract(input: &Json) -> Option<&'static str> {
+    if input
+        .get("maxBytes")
+        .and_then(positive_safe_integer)
+        .is_none()
+    {
+        return Some("maxBytes is not a positive safe integer (the budget a host configures)");
+    }
+    let session = input
+        .get("snapshot")
+        .filter(|snapshot| snapshot.as_object().is_some())
+        .and_then(|snapshot| snapshot.get("session"))
+        .filter(|session| session.as_object().is_some());
+    let Some(session) = session else {
+        return Some(
+            "the snapshot or its session is not an object (a host reads a session's snapshot)",
+        );
+    };
+    if session.get("id").and_then(Json::as_js_str).is_none() {
+        return Some("session.id is not a string (a host makes the reference of it)");
+    }
+    if input.get("label").and_then(Json::as_js_str).is_none() {
+        return Some("the label is absent or not a string (a host makes the reference of it)");
+    }
+    None
 }
 
 fn check_members(members: &[Member], object: &Json, path: &mut String) -> Option<IllTyped> {
@@ -566,17 +643,57 @@ mod tests {
         first_ill_typed(op, &parse(input).unwrap()).map(|found| (found.path, found.otherwise))
     }
 
+    /// protocol.host-members: what a host supplies otherwise than the
+    /// protocol defines is outside the contract; the rest is inside.
     #[test]
-    fn a_listing_that_repeats_an_id_is_outside_the_contract() {
+    fn host_members_otherwise_than_defined_are_outside_the_contract() {
         let outside = |op: &str, input: &str| outside_the_contract(op, &parse(input).unwrap());
-        let repeated = r#"{"sessions":[{"id":"a"},{"id":"b"},{"id":"a","title":"t"}]}"#;
-        assert!(outside("candidates/list", repeated).is_some());
-        assert!(outside("candidates/remote", repeated).is_some());
+        let agent = r#""agent":{"id":"me"}"#;
+        let repeated = format!(
+            r#"{{{agent},"sessions":[{{"id":"a"}},{{"id":"b"}},{{"id":"a","title":"t"}}]}}"#
+        );
+        assert!(outside("candidates/list", &repeated).is_some());
+        assert!(outside("candidates/remote", &repeated).is_some());
+        for listing in [
+            r#""sessions":{}"#,
+            r#""sessions":[0]"#,
+            r#""sessions":[{}]"#,
+            r#""sessions":[{"id":"a","cwd":null}]"#,
+        ] {
+            assert!(
+                outside("candidates/list", &format!("{{{agent},{listing}}}")).is_some(),
+                "{listing}"
+            );
+        }
+        assert!(outside("candidates/list", r#"{"sessions":[]}"#).is_some());
+        assert!(outside("pre-step", r#"{"agent":null,"messages":[]}"#).is_some());
+        assert_eq!(outside("prepare", r#"{"agent":null}"#), None);
         assert_eq!(
-            outside("candidates/list", r#"{"sessions":[{"id":"a"},{"id":"b"}]}"#),
+            outside(
+                "candidates/list",
+                &format!(
+                    r#"{{{agent},"sessions":[{{"id":5,"cwd":3}},{{"id":"b","title":null}}]}}"#
+                )
+            ),
             None
         );
-        assert_eq!(outside("prepare", repeated), None);
+        let snapshot = r#""snapshot":{"session":{"id":"s"},"events":[]}"#;
+        assert_eq!(
+            outside(
+                "retain",
+                &format!(r#"{{{snapshot},"label":"l","maxBytes":9}}"#)
+            ),
+            None
+        );
+        for retain in [
+            format!(r#"{{{snapshot},"label":"l","maxBytes":0}}"#),
+            format!(r#"{{{snapshot},"maxBytes":9}}"#),
+            format!(r#"{{{snapshot},"label":5,"maxBytes":9}}"#),
+            r#"{"snapshot":{"session":{"id":5},"events":[]},"label":"l","maxBytes":9}"#.to_owned(),
+            r#"{"snapshot":{"session":null},"label":"l","maxBytes":9}"#.to_owned(),
+        ] {
+            assert!(outside("retain", &retain).is_some(), "{retain}");
+        }
     }
 
     /// runner.differential.reach: each ill-typed member becomes the nearest

@@ -2,13 +2,15 @@
 //! subagentLabel?}]` as the records `candidates/*` lists (spec
 //! `protocol.ops`, `candidates.*`).
 //!
-//! Upstream reads a listed `id` and `title` as JavaScript does whatever
-//! their type (spec `protocol.input-types`, *read*): compared with `!==`,
-//! copied into the answer, lower-cased (a `TypeError` for any other type
-//! than string). The index works on strings, so a listed value of another
-//! type gets a *stand-in*: a string longer than every string of the
-//! listing and the agent's id, so equal to none of them, which the answer
-//! replaces with the listed value.
+//! Upstream reads a listed `id`, `title` and `cwd` as JavaScript does
+//! whatever their type (spec `protocol.input-types`, *read*): compared with
+//! `!==` / `===`, copied into the answer, lower-cased (a `TypeError` for any
+//! other type than string). The index works on strings, so a listed value
+//! of another type gets a *stand-in*: a string longer than every string of
+//! the listing and the agent's id, so equal to none of them, which the
+//! answer replaces with the listed value. Cwds are compared with each
+//! other and with the agent's (`candidates.rank`), so strictly equal
+//! primitive cwds share one stand-in, the agent's included.
 
 use super::wire::Outcome;
 use crate::discovery::sessions::{contains_lowered, Candidate, SessionRecord};
@@ -78,15 +80,22 @@ pub struct Records {
 pub struct StandIns {
     /// The agent's string id, or a stand-in no listed id equals.
     agent_id: JsString,
+    /// The agent's cwd as the index compares it: a string as it is, another
+    /// value the stand-in of the listed cwds strictly equal to it.
+    agent_cwd: Option<JsString>,
     /// Each stand-in with the listed value it replaces.
     values: Vec<(JsString, Json)>,
 }
 
 impl Records {
-    /// Reads `listing` for an agent whose id is `agent_id` (absent: `None`,
-    /// JavaScript's `undefined`). A listed session without an id is outside
-    /// the protocol: `INTERNAL`.
-    pub fn read(listing: Listing<'_>, agent_id: Option<&Json>) -> Result<Records, Outcome> {
+    /// Reads `listing` for an agent whose id and cwd are `agent_id` and
+    /// `agent_cwd` (absent: `None`, JavaScript's `undefined`). A listed
+    /// session without an id is outside the protocol: `INTERNAL`.
+    pub fn read(
+        listing: Listing<'_>,
+        agent_id: Option<&Json>,
+        agent_cwd: Option<&Json>,
+    ) -> Result<Records, Outcome> {
         let not_array = || Outcome::internal("input.sessions must be an array");
         match listing {
             Listing::Borrowed(input) => {
@@ -94,24 +103,27 @@ impl Records {
                     .get("sessions")
                     .and_then(Json::as_array)
                     .ok_or_else(not_array)?;
-                Records::borrow(entries, agent_id)
+                Records::borrow(entries, agent_id, agent_cwd)
             }
-            Listing::Taken(Some(Json::Array(entries))) => Records::take(entries, agent_id),
+            Listing::Taken(Some(Json::Array(entries))) => {
+                Records::take(entries, agent_id, agent_cwd)
+            }
             Listing::Taken(_) => Err(not_array()),
         }
     }
 
-    fn borrow(entries: &[Json], agent_id: Option<&Json>) -> Result<Records, Outcome> {
-        let mut builder = Builder::new(entries.len(), agent_id);
+    fn borrow(
+        entries: &[Json],
+        agent_id: Option<&Json>,
+        agent_cwd: Option<&Json>,
+    ) -> Result<Records, Outcome> {
+        let mut builder = Builder::new(entries.len(), agent_id, agent_cwd);
         for entry in entries {
-            let text = |name: &str| entry.get(name).and_then(Json::as_js_str).cloned();
             let record = push_slot(&mut builder.records, VACANT_RECORD);
-            record.cwd = text("cwd");
             record.created_at = entry.get("createdAt").cloned();
-            record.subagent_label = text("subagentLabel");
-            let id = entry.get("id").map(Listed::Borrowed);
-            let title = entry.get("title").map(Listed::Borrowed);
-            builder.settle_last(id, title)?;
+            let listed = |name: &str| entry.get(name).map(Listed::Borrowed);
+            let fields = [listed("title"), listed("cwd"), listed("subagentLabel")];
+            builder.settle_last(listed("id"), fields)?;
         }
         Ok(builder.finish())
     }
@@ -120,12 +132,18 @@ impl Records {
     /// record's slot (moving members through an array of fields and then
     /// the whole record was a tenth of the op's time). A later member of a
     /// name replaces an earlier one: `JSON.parse` keeps the last.
-    fn take(entries: &mut [Json], agent_id: Option<&Json>) -> Result<Records, Outcome> {
-        let mut builder = Builder::new(entries.len(), agent_id);
+    fn take(
+        entries: &mut [Json],
+        agent_id: Option<&Json>,
+        agent_cwd: Option<&Json>,
+    ) -> Result<Records, Outcome> {
+        let mut builder = Builder::new(entries.len(), agent_id, agent_cwd);
         for entry in entries.iter_mut() {
             let record = push_slot(&mut builder.records, VACANT_RECORD);
             let mut id = None;
             let mut title = None;
+            let mut cwd = None;
+            let mut subagent_label = None;
             if let Json::Object(members) = entry {
                 for (key, value) in members.iter_mut() {
                     let field = LISTING_FIELDS
@@ -134,22 +152,22 @@ impl Records {
                     let mut taken = || Listed::Taken(std::mem::replace(value, Json::Null));
                     match field {
                         Some(0) => id = Some(taken()),
-                        Some(1) => record.cwd = take_text(value),
+                        Some(1) => cwd = Some(taken()),
                         Some(2) => record.created_at = Some(std::mem::replace(value, Json::Null)),
                         Some(3) => title = Some(taken()),
-                        Some(4) => record.subagent_label = take_text(value),
+                        Some(4) => subagent_label = Some(taken()),
                         _ => {}
                     }
                 }
             }
-            builder.settle_last(id, title)?;
+            builder.settle_last(id, [title, cwd, subagent_label])?;
         }
         Ok(builder.finish())
     }
 
     /// What upstream's query filter does to a listing with stand-ins: it
-    /// lower-cases each listed id, then its cwd, then its label until one
-    /// holds the query, and a value that is not a string throws there
+    /// lower-cases each listed id, then its cwd (if any), then its label until
+    /// one holds the query, and a value that is not a string throws there
     /// (`INTERNAL`). The fuzzy filter (`candidates-fuzzy`) is not
     /// established for such values: any stand-in under a query answers
     /// `INTERNAL` (ours).
@@ -159,20 +177,52 @@ impl Records {
         }
         let not_text = || {
             Outcome::internal(
-                "a listed id or title is not a string: toLocaleLowerCase is not a function",
+                "a listed id, cwd or title is not a string: toLocaleLowerCase is not a function",
             )
         };
+        // The agent's own session is left out before the query is read.
+        let others = || {
+            self.records
+                .iter()
+                .filter(|record| record.id != self.stand_ins.agent_id)
+        };
         if features.fuzzy {
-            return Err(not_text());
+            let listed =
+                |text: Option<&JsString>| text.and_then(|text| self.stand_ins.listed(text));
+            let any = others().any(|record| {
+                listed(Some(&record.id)).is_some()
+                    || listed(record.cwd.as_ref()).is_some_and(|cwd| *cwd != Json::Null)
+                    || listed(record.title.as_ref()).is_some()
+                    || listed(record.subagent_label.as_ref()).is_some()
+            });
+            return if any { Err(not_text()) } else { Ok(()) };
         }
         let needle = to_lower(query);
         let holds = |text: &JsString| contains_lowered(text.units(), &needle);
-        for record in &self.records {
+        for record in others() {
             if self.stand_ins.listed(&record.id).is_some() {
                 return Err(not_text());
             }
-            let found = holds(&record.id) || record.cwd.as_ref().is_some_and(holds);
-            if !found && self.stand_ins.listed(record.label()).is_some() {
+            if holds(&record.id) {
+                continue;
+            }
+            let cwd = record.cwd.as_ref();
+            // `cwd?.toLocaleLowerCase()`: a `null` cwd is skipped.
+            let listed_cwd = cwd.and_then(|cwd| self.stand_ins.listed(cwd));
+            if listed_cwd.is_some_and(|cwd| *cwd != Json::Null) {
+                return Err(not_text());
+            }
+            if cwd.is_some_and(holds) {
+                continue;
+            }
+            if self.stand_ins.listed(record.label()).is_some() {
+                return Err(not_text());
+            }
+            // With display titles, the display title is read last.
+            if features.display_title
+                && !holds(record.label())
+                && self.stand_ins.listed(record.display_title()).is_some()
+            {
                 return Err(not_text());
             }
         }
@@ -189,6 +239,11 @@ impl StandIns {
     /// The agent's id as the index compares it.
     pub fn agent_id(&self) -> &JsString {
         &self.agent_id
+    }
+
+    /// The agent's cwd as the index compares it.
+    pub fn agent_cwd(&self) -> Option<&JsString> {
+        self.agent_cwd.as_ref()
     }
 
     /// Whether a listed value of another type than string stands in the
@@ -250,21 +305,35 @@ impl StandIns {
 /// once the whole listing is read (its length depends on every string).
 struct Builder {
     records: Vec<SessionRecord>,
-    /// The listed values of another type than string: the record, whether
-    /// it is the title (else the id), the value.
-    others: Vec<(usize, bool, Json)>,
-    /// The longest string of the listing's ids and titles and the agent's id.
+    /// The listed values of another type than string: the record, which
+    /// field, the value.
+    others: Vec<(usize, Field, Json)>,
+    /// The longest string of the listing's ids, titles and cwds and the
+    /// agent's id and cwd.
     longest: usize,
     agent_id: Option<Json>,
+    agent_cwd: Option<Json>,
+}
+
+/// The fields of a record a listed value of another type stands in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Id,
+    Title,
+    Cwd,
+    SubagentLabel,
 }
 
 impl Builder {
-    fn new(count: usize, agent_id: Option<&Json>) -> Builder {
+    fn new(count: usize, agent_id: Option<&Json>, agent_cwd: Option<&Json>) -> Builder {
+        let text_len =
+            |value: Option<&Json>| value.and_then(Json::as_js_str).map_or(0, JsString::len);
         Builder {
             records: Vec::with_capacity(count),
             others: Vec::new(),
-            longest: agent_id.and_then(Json::as_js_str).map_or(0, JsString::len),
+            longest: text_len(agent_id).max(text_len(agent_cwd)),
             agent_id: agent_id.cloned(),
+            agent_cwd: agent_cwd.cloned(),
         }
     }
 
@@ -275,7 +344,7 @@ impl Builder {
     fn settle_last(
         &mut self,
         id: Option<Listed<'_>>,
-        title: Option<Listed<'_>>,
+        [title, cwd, subagent_label]: [Option<Listed<'_>>; 3],
     ) -> Result<(), Outcome> {
         let index = self.records.len().saturating_sub(1);
         let id = match id {
@@ -291,28 +360,52 @@ impl Builder {
                     self.records.pop();
                     return Ok(());
                 }
-                self.others.push((index, false, listed.into_value()));
+                self.others.push((index, Field::Id, listed.into_value()));
                 JsString::EMPTY
             }
         };
-        // A null title is no title (`title ?? id`).
-        let title = match title.map(Listed::into_value) {
-            None | Some(Json::Null) => None,
-            Some(Json::String(title)) => Some(title),
-            Some(value) => {
-                self.others.push((index, true, value));
-                Some(JsString::EMPTY)
-            }
-        };
+        // A null title is no title (`title ?? id`), nor is a null subagent
+        // label a label; a cwd of another type, `null` included, is still a
+        // cwd (`cwd === agentCwd`).
+        let title = self.text_or_stand_in(index, Field::Title, title, true);
+        let cwd = self.text_or_stand_in(index, Field::Cwd, cwd, false);
+        let subagent_label =
+            self.text_or_stand_in(index, Field::SubagentLabel, subagent_label, true);
+        let text_len = |text: &Option<JsString>| text.as_ref().map_or(0, JsString::len);
         self.longest = self
             .longest
             .max(id.len())
-            .max(title.as_ref().map_or(0, JsString::len));
+            .max(text_len(&title))
+            .max(text_len(&cwd))
+            .max(text_len(&subagent_label));
         if let Some(record) = self.records.last_mut() {
             record.id = id;
             record.title = title;
+            record.cwd = cwd;
+            record.subagent_label = subagent_label;
         }
         Ok(())
+    }
+
+    /// A listed field's string, or a placeholder for a value of another type
+    /// that [`Builder::finish`] replaces by its stand-in; `None` when absent
+    /// (or `null`, when `null_is_absent`).
+    fn text_or_stand_in(
+        &mut self,
+        index: usize,
+        field: Field,
+        listed: Option<Listed<'_>>,
+        null_is_absent: bool,
+    ) -> Option<JsString> {
+        match listed.map(Listed::into_value) {
+            None => None,
+            Some(Json::Null) if null_is_absent => None,
+            Some(Json::String(text)) => Some(text),
+            Some(value) => {
+                self.others.push((index, field, value));
+                Some(JsString::EMPTY)
+            }
+        }
     }
 
     /// The records with a stand-in for each listed value of another type:
@@ -321,20 +414,55 @@ impl Builder {
     /// none of them and no other stand-in.
     fn finish(mut self) -> Records {
         let run = vec![STAND_IN_UNIT; self.longest + 1];
-        let mut values = Vec::with_capacity(self.others.len());
-        for (position, (index, is_title, value)) in self.others.into_iter().enumerate() {
+        let stand_in_at = |position: usize| {
             let mut units = run.clone();
             units.extend(position.to_string().encode_utf16());
-            let stand_in = JsString::from_units(units);
+            JsString::from_units(units)
+        };
+        let mut values: Vec<(JsString, Json)> = Vec::with_capacity(self.others.len());
+        // The stand-ins of the cwds so far, to share among equal ones.
+        let mut cwds: Vec<usize> = Vec::new();
+        for (index, field, value) in self.others {
+            let shared = (field == Field::Cwd)
+                .then(|| {
+                    cwds.iter()
+                        .find(|at| strictly_equal(&values[**at].1, &value))
+                        .map(|at| values[*at].0.clone())
+                })
+                .flatten();
+            let stand_in = match shared {
+                Some(stand_in) => stand_in,
+                None => {
+                    let stand_in = stand_in_at(values.len());
+                    if field == Field::Cwd {
+                        cwds.push(values.len());
+                    }
+                    values.push((stand_in.clone(), value));
+                    stand_in
+                }
+            };
             if let Some(record) = self.records.get_mut(index) {
-                if is_title {
-                    record.title = Some(stand_in.clone());
-                } else {
-                    record.id = stand_in.clone();
+                match field {
+                    Field::Id => record.id = stand_in,
+                    Field::Title => record.title = Some(stand_in),
+                    Field::Cwd => record.cwd = Some(stand_in),
+                    Field::SubagentLabel => record.subagent_label = Some(stand_in),
                 }
             }
-            values.push((stand_in, value));
         }
+        let agent_cwd = match self.agent_cwd {
+            None => None,
+            Some(Json::String(cwd)) => Some(cwd),
+            // Equal to the listed cwds strictly equal to it, else to none.
+            Some(other) => Some(
+                cwds.iter()
+                    .find(|at| strictly_equal(&values[**at].1, &other))
+                    .map_or_else(
+                        || JsString::from_units(run.clone()),
+                        |at| values[*at].0.clone(),
+                    ),
+            ),
+        };
         let agent_id = match &self.agent_id {
             Some(Json::String(id)) => id.clone(),
             // No listed string equals a string this long.
@@ -342,27 +470,22 @@ impl Builder {
         };
         Records {
             records: self.records,
-            stand_ins: StandIns { agent_id, values },
+            stand_ins: StandIns {
+                agent_id,
+                agent_cwd,
+                values,
+            },
         }
     }
 }
 
-/// JavaScript's `===` between two values `JSON.parse` built, of which
-/// `listed` is not a string: objects and arrays are never the same object.
+/// JavaScript's `===` between two values `JSON.parse` built, neither a
+/// string: objects and arrays are never the same object.
 fn strictly_equal(agent: &Json, listed: &Json) -> bool {
     match (agent, listed) {
         (Json::Null, Json::Null) => true,
         (Json::Bool(a), Json::Bool(b)) => a == b,
         (Json::Number(a), Json::Number(b)) => a == b,
         _ => false,
-    }
-}
-
-/// The string `value` holds, moved out (an empty string left behind), or
-/// `None` for any other value.
-fn take_text(value: &mut Json) -> Option<JsString> {
-    match value {
-        Json::String(text) => Some(std::mem::take(text)),
-        _ => None,
     }
 }

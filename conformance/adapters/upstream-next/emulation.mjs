@@ -195,11 +195,21 @@ export function renderTranscript(data, formatVersion) {
   return lines.join("\n");
 }
 
-/** The full, untruncated projection, from rc.8 itself (a budget nothing exceeds). */
+/**
+ * The full, untruncated projection, from rc.8 itself (a budget nothing
+ * exceeds). rc.8 is driven through a reference, whose id must be a string:
+ * a session id of another value (or none) is retained under "" and put back,
+ * as the newer build copies it (or leaves it out when undefined).
+ */
 async function fullProjection(snapshot, label) {
-  const retained = await retainOnce(snapshot, label, Number.MAX_SAFE_INTEGER);
+  const id = snapshot?.session?.id;
+  const asRetained = typeof id === "string" ? snapshot : { ...snapshot, session: { ...snapshot?.session, id: "" } };
+  const retained = await retainOnce(asRetained, label, Number.MAX_SAFE_INTEGER);
   if (retained === null) throw new Error("full projection did not fit the largest budget");
-  return retained.data;
+  const data = { ...retained.data };
+  if (id === undefined) delete data.sessionId;
+  else data.sessionId = id;
+  return data;
 }
 
 /** `fullSnapshot` of one omission notice, per the request's `spill` store. */

@@ -128,11 +128,8 @@ struct Entry {
 
 /// R1: the data object of one reference.
 fn data(snapshot: &Snapshot, label: &[u16], items: &[Entry]) -> Json {
-    let mut members = vec![
-        (
-            JsString::from("sessionId"),
-            Json::String(snapshot.session.id.clone()),
-        ),
+    let mut members: Vec<(JsString, Json)> = snapshot.session.id_member().into_iter().collect();
+    members.extend([
         (
             JsString::from("label"),
             Json::String(JsString::from_units(label.to_vec())),
@@ -141,7 +138,7 @@ fn data(snapshot: &Snapshot, label: &[u16], items: &[Entry]) -> Json {
             JsString::from("cwd"),
             snapshot.session.cwd.clone().unwrap_or(Json::Null),
         ),
-    ];
+    ]);
     if let Some(seq) = &snapshot.captured_through_seq {
         members.push((JsString::from("capturedThroughSeq"), seq.clone()));
     }

@@ -45,7 +45,7 @@ pub fn run(
         ..Config::default()
     };
     let agent = Agent {
-        id: JsString::from(agent),
+        id: Some(JsString::from(agent)),
         route: None,
     };
     let message = Json::object([

@@ -3,6 +3,7 @@
 //! reported with the smallest request found that still disagrees.
 
 pub mod classes;
+pub mod confusion;
 pub mod corpus;
 pub mod minimize;
 pub mod requests;
@@ -531,9 +532,17 @@ impl Summary {
         self.drawn
             .iter()
             .filter_map(|(op, &drawn)| {
-                let planned = drawn - self.unsupported(op);
+                let unsupported = self.unsupported(op);
+                let planned = drawn - unsupported;
                 let compared = self.per_op.get(op).map_or(0, |counts| counts.1);
-                if planned == 0 || compared * 100 >= planned * STARVED_PERCENT {
+                // A side that answered every case sent `UNSUPPORTED` does not
+                // implement the op: listed as such, not starved.
+                let kept_out: u64 = self
+                    .kept_out
+                    .get(op)
+                    .map_or(0, |reasons| reasons.values().sum());
+                let not_implemented = unsupported > 0 && unsupported + kept_out >= drawn;
+                if planned == 0 || not_implemented || compared * 100 >= planned * STARVED_PERCENT {
                     return None;
                 }
                 let reason = self
@@ -1006,6 +1015,14 @@ pub fn run(
             );
             Some((planned, prop_oneof![3 => drawn, 1 => grown].boxed()))
         })
+        .map(|(planned, strategy)| {
+            // spec runner.differential.confusion: every eighth case of an op
+            // is type-confused, drawn from the same base so that the other
+            // cases are what they would be without it.
+            let confused = (plan.reach.dynamic_inputs && !planned.scope.is_mixed())
+                .then(|| confusion::strategy(strategy.clone()));
+            (planned, strategy, confused)
+        })
         .collect();
     if strategies.is_empty() {
         return summary;
@@ -1030,7 +1047,12 @@ pub fn run(
             break;
         }
         let mut runner = TestRunner::new_with_rng(Config::default(), case_rng(options.seed, case));
-        let (planned, strategy) = &strategies[(case % strategies.len() as u64) as usize];
+        let ops = strategies.len() as u64;
+        let (planned, plain, confused) = &strategies[(case % ops) as usize];
+        let strategy = match confused {
+            Some(confused) if confusion::is_confused(case / ops) => confused,
+            _ => plain,
+        };
         // spec runner.slow: an op that hung too often gets no more cases.
         if summary.hung.get(planned.op).copied().unwrap_or(0) >= MAX_HANGS_PER_OP {
             *summary.drawn.entry(planned.op).or_default() += 1;

@@ -117,7 +117,8 @@ pub fn input_strategy_within(op: &str, scope: Scope, reach: Reach) -> Option<Box
 
 /// `inputs` of `op` as `reach` allows them: each made well typed
 /// ([`input_types::well_typed`]) unless both declare `dynamic-inputs`
-/// (spec `runner.differential.reach`); drawn and grown inputs alike.
+/// (spec `runner.differential.reach`); drawn and grown inputs alike. The
+/// run type-confuses a share of them ([`super::confusion`]).
 pub fn typed_within(op: &str, reach: Reach, inputs: BoxedStrategy<Json>) -> BoxedStrategy<Json> {
     if reach.dynamic_inputs {
         return inputs;
@@ -128,8 +129,9 @@ pub fn typed_within(op: &str, reach: Reach, inputs: BoxedStrategy<Json>) -> Boxe
         .boxed()
 }
 
-/// The inputs of `op` as drawn, ill-typed members included.
-fn drawn_inputs(op: &str, scope: Scope, reach: Reach) -> Option<BoxedStrategy<Json>> {
+/// The inputs of `op` as its strategy draws them, ill-typed members
+/// included, before any type confusion ([`typed_within`]).
+pub fn drawn_inputs(op: &str, scope: Scope, reach: Reach) -> Option<BoxedStrategy<Json>> {
     Some(match op {
         "uri/encode" => js_units(16)
             .prop_map(|id| Json::object([("sessionId", string(id))]))

@@ -39,7 +39,7 @@ fn parse_message(message: &Json) -> Result<Option<(Json, Json)>, Failure> {
     let mut content = Vec::with_capacity(blocks.len());
     for block in blocks {
         // Upstream reads every block's `type`: a `null` block throws there
-        // (spec `surface.null-block`).
+        // (spec `protocol.input-types`).
         if *block == Json::Null {
             return Err(Failure::Internal(
                 "Cannot read properties of null (reading 'type')".to_owned(),

@@ -33,7 +33,7 @@ pub const OMISSIONS_HEADER: &str = "\n\n## Reference omissions\n\nThe previews a
 pub struct Agent {
     /// Its session id; a reference to it is a self reference. `None` when
     /// the host's agent id is not a string (JavaScript's `===` then holds
-    /// for no reference's string `sessionId`, spec `protocol.host-members`).
+    /// for no reference's string `sessionId`, spec `protocol.input-types`).
     pub id: Option<JsString>,
     /// The `(provider, model)` of its route, which sizes automatic budgets.
     pub route: Option<(JsString, JsString)>,

@@ -16,7 +16,7 @@ use std::sync::Arc;
 pub struct SessionHeader {
     /// The session id written into snapshots (may differ from the id asked
     /// for): the value as given, of any type, `None` when absent
-    /// (`undefined`, not written; spec `surface.session-id`).
+    /// (`undefined`, not written; spec `protocol.input-types`).
     pub id: Option<Json>,
     /// The recorded working directory; `None` when absent or null.
     pub cwd: Option<Json>,
@@ -110,7 +110,7 @@ impl Snapshot {
             .get("session")
             .ok_or_else(|| internal("no session header"))?;
         // `session.id` of any value but `null` or `undefined` reads as
-        // JavaScript reads it (spec `surface.session-id`).
+        // JavaScript reads it (spec `protocol.input-types`).
         if *session == Json::Null {
             return Err(internal("Cannot read properties of null (reading 'id')"));
         }
@@ -122,7 +122,7 @@ impl Snapshot {
             version: session.get("version").cloned(),
         };
         // `for (const event of snapshot.events)`: a string iterates its
-        // characters, none of which is an event (spec `surface.events-iterable`).
+        // characters, none of which is an event (spec `protocol.input-types`).
         let events = match value.get("events") {
             Some(Json::Array(events)) => events.as_slice(),
             Some(Json::String(text)) if text.is_empty() => &[],
@@ -229,7 +229,7 @@ fn classify_source(source: &Json) -> UserSource {
 /// The texts of the blocks whose `type` is `"text"` and whose `text` is a
 /// string, in order (spec `projection.text-join`). Upstream reads each
 /// block's `type`: a `null` block throws there (`INTERNAL`, spec
-/// `surface.null-block`); a block of another type has no `type "text"`.
+/// `protocol.input-types`); a block of another type has no `type "text"`.
 fn texts_of(content: Option<&Json>) -> Result<Vec<JsString>, Failure> {
     let blocks = content
         .and_then(Json::as_array)

@@ -963,7 +963,7 @@ fn members_in_js_order(members: &[(JsString, Json)]) -> bool {
 }
 
 /// `value` with every object as `JSON.parse` builds it
-/// ([`js_object_members`]): what any JavaScript implementation holds after
+/// (see `js_object_members`): what any JavaScript implementation holds after
 /// reading the request, so copied values keep upstream's member order.
 pub fn into_js_object_model(value: Json) -> Json {
     if is_js_object_model(&value) {

@@ -78,7 +78,7 @@ pub fn handle(op: &str, input: &Json) -> Outcome {
 }
 
 /// Answers one operation with `features`' behaviours. The input is read
-/// as `JSON.parse` builds it (spec `protocol.member-order`): a repeated
+/// as `JSON.parse` builds it (spec `protocol.input-types`): a repeated
 /// key keeps its first place and last value, integer-like keys come first.
 pub fn handle_in(features: Features, op: &str, input: &Json) -> Outcome {
     if !json::is_js_object_model(input) {
@@ -270,7 +270,7 @@ fn config_check(features: Features, input: &Json) -> Answer {
     Ok(Json::Bool(true))
 }
 
-/// The host's agent (spec `protocol.host-members`): upstream reads
+/// The host's agent (spec `protocol.input-types`): upstream reads
 /// `agent.id` first thing, so an absent or `null` agent fails there
 /// (`INTERNAL`); any other value reads as JavaScript reads it, an `id` that
 /// is not a string (or absent) equal to no reference.
@@ -441,7 +441,7 @@ fn prepare_op(features: Features, input: &Json) -> Answer {
     with_services(features, input, |config, agent, services| {
         let prepared = prepare(config, agent, content, references, services)?;
         // Upstream hands `content` back as given: absent stays absent
-        // (`undefined` is not written, spec `prepare.content-absent`).
+        // (`undefined` is not written, spec `protocol.input-types`).
         let mut members = Vec::with_capacity(2);
         if input.get("content").is_some() {
             members.push((JsString::from("content"), prepared.content));

@@ -473,7 +473,7 @@ fn typed_value(ty: Type, value: Json) -> Json {
 }
 
 /// What puts an `input` of `op` outside the protocol's contract (spec
-/// `protocol.shapes`, `protocol.host-members`), if anything. The members a
+/// `protocol.shapes`, `protocol.input-types`), if anything. The members a
 /// host supplies to upstream (the agent, the session listing, the sessions
 /// map, `cancel`, `models`, `spill`) are the protocol's to define, and where
 /// the hosts of the oracles read one otherwise, the request is outside:
@@ -643,7 +643,7 @@ mod tests {
         first_ill_typed(op, &parse(input).unwrap()).map(|found| (found.path, found.otherwise))
     }
 
-    /// protocol.host-members: what a host supplies otherwise than the
+    /// protocol.input-types: what a host supplies otherwise than the
     /// protocol defines is outside the contract; the rest is inside.
     #[test]
     fn host_members_otherwise_than_defined_are_outside_the_contract() {

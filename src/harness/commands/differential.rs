@@ -48,6 +48,11 @@ pub struct DifferentialArgs {
     /// of the ops both sides run, mutated, or none.
     #[arg(long, value_enum, default_value_t = Corpus::Vectors)]
     corpus: Corpus,
+    /// Send every case well typed: no type confusion, even where both
+    /// sides declare `dynamic-inputs` (by default every eighth case of an
+    /// op is type-confused there, spec `runner.differential.reach`).
+    #[arg(long)]
+    no_type_confusion: bool,
     /// Seconds to wait for each answer.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     timeout: u64,
@@ -94,6 +99,7 @@ struct DifferentialRun {
     a_release: Option<String>,
     ops: Option<Vec<String>>,
     corpus: Corpus,
+    type_confusion: bool,
     timeout: Duration,
     grace: Duration,
     cases: u64,
@@ -117,6 +123,7 @@ pub fn run(args: DifferentialArgs) -> Exit {
         seed,
         ops,
         corpus,
+        no_type_confusion,
         timeout,
         grace,
         time_limit,
@@ -133,6 +140,7 @@ pub fn run(args: DifferentialArgs) -> Exit {
         a_release,
         ops,
         corpus,
+        type_confusion: !no_type_confusion,
         timeout,
         grace: grace.map_or_else(|| default_grace(timeout), Duration::from_secs),
         cases,
@@ -274,6 +282,7 @@ fn differential(run: DifferentialRun) -> Exit {
         first_class_only: false,
         shrink: true,
         seeds,
+        type_confusion: run.type_confusion,
     };
     let started = Instant::now();
     let mut last_shown = Instant::now();

@@ -1,4 +1,4 @@
-//! Type confusion (spec `runner.differential.confusion`): when both sides
+//! Type confusion (spec `runner.differential.reach`): when both sides
 //! declare `dynamic-inputs`, one case in eight takes a drawn or grown
 //! request and edits it where a dynamic language's port meets inputs a
 //! typed one never sees. Each case makes one to three edits; each edit
@@ -18,7 +18,7 @@ use crate::js::JsString;
 use proptest::prelude::*;
 
 /// The values a confused member takes: one of each JSON type, and the
-/// edges of each (spec `runner.differential.confusion`).
+/// edges of each (spec `runner.differential.reach`).
 pub const VALUES: [&str; 12] = [
     "null",
     "0",

@@ -657,6 +657,10 @@ pub struct Options<'a> {
     /// ([`corpus::seeds`]; spec `runner.differential.corpus`); none for
     /// `--corpus none`.
     pub seeds: BTreeMap<&'static str, Vec<Json>>,
+    /// Type-confuse every eighth case of an op where both sides declare
+    /// `dynamic-inputs` (spec `runner.differential.reach`; on by
+    /// default).
+    pub type_confusion: bool,
 }
 
 impl Options<'_> {
@@ -670,6 +674,7 @@ impl Options<'_> {
             first_class_only: false,
             shrink: true,
             seeds: BTreeMap::new(),
+            type_confusion: true,
         }
     }
 }
@@ -1016,11 +1021,12 @@ pub fn run(
             Some((planned, prop_oneof![3 => drawn, 1 => grown].boxed()))
         })
         .map(|(planned, strategy)| {
-            // spec runner.differential.confusion: every eighth case of an op
+            // spec runner.differential.reach: every eighth case of an op
             // is type-confused, drawn from the same base so that the other
             // cases are what they would be without it.
-            let confused = (plan.reach.dynamic_inputs && !planned.scope.is_mixed())
-                .then(|| confusion::strategy(strategy.clone()));
+            let confused =
+                (options.type_confusion && plan.reach.dynamic_inputs && !planned.scope.is_mixed())
+                    .then(|| confusion::strategy(strategy.clone()));
             (planned, strategy, confused)
         })
         .collect();

@@ -165,7 +165,7 @@ mod port {
         // port's event ids have no place in it, nor in any output.
         let surface = surface::Snapshot {
             session: SessionHeader {
-                id: JsString::from(snapshot.session_id.as_str()),
+                id: Some(Json::str(&snapshot.session_id)),
                 cwd: snapshot.cwd.as_deref().map(Json::str),
                 version: None,
             },

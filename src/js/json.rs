@@ -965,21 +965,15 @@ fn members_in_js_order(members: &[(JsString, Json)]) -> bool {
 /// `value` with every object as `JSON.parse` builds it
 /// (see `js_object_members`): what any JavaScript implementation holds after
 /// reading the request, so copied values keep upstream's member order.
+/// Rebuilds every object: callers ask [`is_js_object_model`] first.
 pub fn into_js_object_model(value: Json) -> Json {
-    if is_js_object_model(&value) {
-        return value;
-    }
-    rebuild_js_objects(value)
-}
-
-fn rebuild_js_objects(value: Json) -> Json {
     match value {
-        Json::Array(items) => Json::Array(items.into_iter().map(rebuild_js_objects).collect()),
+        Json::Array(items) => Json::Array(items.into_iter().map(into_js_object_model).collect()),
         Json::Object(members) => {
             let mut position: HashMap<JsString, usize> = HashMap::with_capacity(members.len());
             let mut unique: Vec<(JsString, Json)> = Vec::with_capacity(members.len());
             for (key, value) in members {
-                let value = rebuild_js_objects(value);
+                let value = into_js_object_model(value);
                 match position.get(&key) {
                     Some(&at) => unique[at].1 = value,
                     None => {

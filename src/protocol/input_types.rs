@@ -165,10 +165,21 @@ const EVENTS: Member = member("events", Type::Array(&EVENT), INTERNAL);
 /// The members of a snapshot (spec `protocol.shapes`).
 const SNAPSHOT_MEMBERS: &[Member] = &[SESSION, SEQ, EVENTS];
 
+/// A sessions entry's `session`: read as JavaScript reads it (its `id` of
+/// any value copied), where `retain`'s makes the reference.
+const SESSION_READ: Member = member(
+    "session",
+    Type::Object(&[
+        member("id", Type::String, READ),
+        member("cwd", Type::String, READ),
+    ]),
+    READ,
+);
+
 /// `prepare`'s and `pre-step`'s `sessions` entries: a snapshot or
 /// `{"readError": MESSAGE}`.
 const SESSION_ENTRY: Type = Type::Object(&[
-    SESSION,
+    SESSION_READ,
     SEQ,
     EVENTS,
     member("readError", Type::String, READ),
@@ -311,7 +322,7 @@ const CANDIDATES_REMOTE: &[Member] = &[
 ];
 
 const FILES_TOKEN: &[Member] = &[
-    member("line", Type::String, INTERNAL),
+    member("line", Type::String, READ),
     member("cursor", Type::Number, READ),
 ];
 

@@ -598,6 +598,9 @@ mutants! {
     transcript_version_null => "transcript-version-null",
     config_fraction_null_refused => "config-fraction-null-refused",
     config_fraction_one_refused => "config-fraction-one-refused",
+    cancel_before_validation => "cancel-before-validation",
+    read_failure_over_cancel => "read-failure-over-cancel",
+    sequential_messages => "sequential-messages",
 }
 
 /// A mutant caught by `differential`: the first case that caught it, and

@@ -136,27 +136,40 @@ pub fn pre_step_keeping_ids(
             }
         }
     }
+    // spec `pre-step.errors`, `prepare.cancel.stage`: without
+    // `automatic-budget` nothing is awaited between a message's checks and
+    // its reads, so they start message by message, and a read an earlier
+    // message started can cancel a later message before its checks pass;
+    // with it, every message awaits its budget first, so every message is
+    // checked before any read starts.
+    let reads_start_when_checked = !config.features.automatic_budget;
     let mut cited = Vec::with_capacity(parsed.len());
+    let mut reads = Vec::with_capacity(parsed.len());
     for (index, (rewritten, references)) in parsed {
         let references = normalize(agent, &references, config.max_references)?;
         check_cancelled(services)?;
+        if reads_start_when_checked {
+            reads.push(read_all(&references, services.reader));
+        }
         cited.push(Cited {
             index,
             rewritten,
             references,
         });
     }
-    // The budget is looked up before any read (spec
+    // The budget is looked up before any read the lookup delays (spec
     // `prepare.budget.lookup-failed`), every read starts before any is
     // retained, and a cancel during the reads wins over their failures
     // (spec `prepare.cancel.stage`).
     let mut contexts = Vec::with_capacity(cited.len());
     if !cited.is_empty() {
         let max_bytes = reference_budget(config, agent, services)?;
-        let reads: Vec<_> = cited
-            .iter()
-            .map(|message| read_all(&message.references, services.reader))
-            .collect();
+        if !reads_start_when_checked {
+            reads = cited
+                .iter()
+                .map(|message| read_all(&message.references, services.reader))
+                .collect();
+        }
         check_cancelled(services)?;
         for (message, reads) in cited.iter().zip(reads) {
             contexts.push(render(

@@ -34,6 +34,15 @@ import {
 } from "../upstream-npm/oracle.mjs";
 
 const INVALID_CONFIG = "SESSION_REFERENCE_INVALID_CONFIG";
+/** The failures a message meets before its reads (tiers 1 and 2 of `pre-step.errors`); any other comes after them (tier 3). */
+const BEFORE_THE_READS = new Set([
+  "SESSION_REFERENCE_INVALID_CONFIG",
+  "SESSION_REFERENCE_INVALID_REFERENCE",
+  "SESSION_REFERENCE_SELF_REFERENCE",
+  "SESSION_REFERENCE_TOO_MANY",
+  "SESSION_REFERENCE_CANCELLED",
+]);
+
 /** Floor and fallback of the automatic budget (64 KiB). */
 const AUTOMATIC_MIN_BYTES = 65536;
 const DEFAULT_FRACTION = 0.2;
@@ -278,9 +287,16 @@ function preparerV2(input, turn) {
     // The newer build looks the model up after the cancel check and before
     // any read: where rc.8 starts its first read, the lookup fails instead.
     const reader = lookupFailure === undefined ? readSurface : async () => { throw lookupFailure; };
+    // The newer build awaits the budget between the cancel check and the
+    // reads: in a pre-step every message is checked before any read starts
+    // (spec `pre-step.errors`, `prepare.cancel.stage`).
+    const afterBudget = async (id) => {
+      await undefined;
+      return reader(id);
+    };
     let result;
     try {
-      result = await newResolver(rc8Config, reader).prepare(agent, content, references, signal);
+      result = await newResolver(rc8Config, afterBudget).prepare(agent, content, references, signal);
     } catch (error) {
       if (lookupFailure !== undefined && error?.cause === lookupFailure) throw lookupFailure;
       throw error;
@@ -501,8 +517,26 @@ export const v2Ops = {
     const turn = turnSignal(input.cancel, true);
     const prepare = preparerV2(input, turn);
     // rc.8's listener body with the emulated prepare in place of its own.
+    // The newer build's saves settle with the signal: a cancel while an
+    // earlier message saves rejects that message at once, before a later
+    // message's failure after its reads surfaces (spec `pre-step.errors`,
+    // tier 3 in message order). Such a failure waits for the earlier
+    // messages here, since the emulated saves run after rc.8's prepare.
     const resolver = newResolver({ maxReferences: 3 });
-    resolver.prepare = prepare;
+    let earlier;
+    resolver.prepare = (agent, content, references, signal) => {
+      const before = earlier;
+      const own = prepare(agent, content, references, signal);
+      earlier = Promise.allSettled([before, own]);
+      return own.catch(async (error) => {
+        if (before !== undefined && !BEFORE_THE_READS.has(error?.code)) {
+          await before;
+          // A macrotask: by then an earlier rejection has reached Promise.all.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        throw error;
+      });
+    };
     const messages = await resolver.prepareDirectMessages(input.agent, input.messages, turn.signal);
     const ids = keptIds(input);
     return messages.map((message) => wireMessage(message, ids));

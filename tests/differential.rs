@@ -761,7 +761,14 @@ fn a_port_without_capabilities_gets_typed_requests_of_every_op() {
             Some(Json::Number(count)) => *count,
             _ => panic!("{name}: {text}"),
         };
-        assert_eq!(count("drawn"), 60.0, "{text}");
+        // pre-step also gets the small scope of the order of checks, its
+        // 155 cases without a cancel stage (spec runner.differential.reach).
+        let scope = if counts.get("op") == Some(&Json::str("pre-step")) {
+            155.0
+        } else {
+            0.0
+        };
+        assert_eq!(count("drawn"), 60.0 + scope, "{text}");
         assert!(count("compared") >= 0.15 * count("drawn"), "{text}");
         assert_eq!(count("agree"), count("compared"), "{text}");
     }

@@ -1027,7 +1027,7 @@ fn js_object_members(members: &[(JsString, Json)]) -> Vec<(&JsString, &Json)> {
 
 /// The numeric value of a canonical array index key: decimal digits without
 /// a leading zero (except `"0"` itself), at most 2^32 − 2.
-fn array_index(key: &[u16]) -> Option<u32> {
+pub fn array_index(key: &[u16]) -> Option<u32> {
     if key.is_empty() || key.len() > 10 || (key.len() > 1 && key[0] == u16::from(b'0')) {
         return None;
     }

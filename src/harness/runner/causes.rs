@@ -116,6 +116,9 @@ pub fn cause(op: &str, expected: Side, actual: Side) -> Option<(Cause, String)> 
         }
         (Side::Failure { problem, stderr }, _) => any(format!("A: {}", failure(problem, stderr))),
         (Side::Error(x), Side::Error(y)) if x == y => None,
+        (Side::Error(x), Side::Error(y)) if is_order_of_checks(op, x, y) => {
+            Some((order_of_checks_cause(), "$".to_owned()))
+        }
         (Side::Error(code), _) | (_, Side::Error(code))
             if CONVERSATION_ERRORS.contains(&code) && family(op) == "snapshot" =>
         {
@@ -204,13 +207,61 @@ fn unexpected_error(op: &str) -> Cause {
     }
 }
 
+/// Whether a preparation that answered error `actual` where `expected` was
+/// due failed another of its checks first (spec `runner.causes`: the
+/// order of checks). Both are failures a preparation meets on its way
+/// (normalization, cancellation, reads, retention), so the request holds
+/// both and the port reached them in another order; two failures of the
+/// conversation are the conversation's, and a configuration error is
+/// decided before the preparation starts.
+fn is_order_of_checks(op: &str, expected: &str, actual: &str) -> bool {
+    super::ops::prepares_messages(op)
+        && expected != actual
+        && ![expected, actual].contains(&INVALID_CONFIG)
+        && !(CONVERSATION_ERRORS.contains(&expected) && CONVERSATION_ERRORS.contains(&actual))
+}
+
+/// A preparation that failed another of its checks first: one cause
+/// whichever codes the order changes (spec `runner.causes`).
+pub fn order_of_checks_cause() -> Cause {
+    Cause {
+        family: Some("snapshot"),
+        edit: "checks in another order".to_owned(),
+    }
+}
+
+const INVALID_CONFIG: &str = "SESSION_REFERENCE_INVALID_CONFIG";
+
+/// Objects whose members with integer-like keys are placed otherwise than
+/// JavaScript places them, or that such a key changes the answer for: how
+/// a port's object model orders keys, one cause wherever it shows (spec
+/// `runner.causes`, `runner.differential.classes`).
+pub const INDEX_KEYS: &str = "objects with integer-like keys";
+
 /// The other reading of a failure, when it has one: an error with another
 /// code than the expected one is the expected error not raised (its
-/// [`cause`]) or an unexpected error raised (this). A report counts such a
-/// failure under whichever reading more of the run's failures share (spec
-/// `runner.causes`).
+/// [`cause`]) or an unexpected error raised (this); a preparation's checks
+/// in another order (its [`cause`]) are the expected error not raised
+/// (this), and two failures of its conversation may be its checks in
+/// another order. A report counts such a failure under whichever reading more of
+/// the run's failures share (spec `runner.causes`).
 pub fn alternative(op: &str, expected: Side, actual: Side) -> Option<Cause> {
     match (expected, actual) {
+        (Side::Error(x), Side::Error(y)) if is_order_of_checks(op, x, y) => Some(Cause {
+            family: None,
+            edit: format!("error {x} not raised"),
+        }),
+        // Two failures of a preparation's conversation (`INTERNAL`,
+        // `BUDGET_EXCEEDED`) are what retention decided, or the checks met
+        // in another order (an `INTERNAL` of the messages beside a budget).
+        (Side::Error(x), Side::Error(y))
+            if x != y
+                && super::ops::prepares_messages(op)
+                && CONVERSATION_ERRORS.contains(&x)
+                && CONVERSATION_ERRORS.contains(&y) =>
+        {
+            Some(order_of_checks_cause())
+        }
         (Side::Error(x), Side::Error(y)) if x != y => {
             let conversation = family(op) == "snapshot"
                 && [x, y].iter().any(|code| CONVERSATION_ERRORS.contains(code));
@@ -416,6 +467,9 @@ enum EditKind {
         from: &'static str,
         to: &'static str,
     },
+    /// The same members, in the same order but for those whose keys are
+    /// canonical array indices, which JavaScript writes first, ascending.
+    IndexKeysPlaced,
     /// A member the expected value has and the actual lacks.
     MemberMissing(String),
     /// A member the actual value has and the expected lacks.
@@ -456,6 +510,7 @@ impl EditKind {
             EditKind::Escape { .. }
                 | EditKind::ClassReplaced { .. }
                 | EditKind::Renamed { .. }
+                | EditKind::IndexKeysPlaced
                 | EditKind::NumberSpelled
                 | EditKind::JsonSpelled
         )
@@ -487,6 +542,7 @@ impl fmt::Display for EditKind {
             EditKind::MemberReplaced { expected, actual } => {
                 write!(f, "member {expected} written as {actual}")
             }
+            EditKind::IndexKeysPlaced => f.write_str(INDEX_KEYS),
             EditKind::MembersReordered => f.write_str("members reordered"),
             EditKind::Items => f.write_str("items differ"),
             EditKind::Whitespace { trimmed: true } => f.write_str("whitespace trimmed"),
@@ -649,7 +705,17 @@ fn member_edit(expected: &[(JsString, Json)], actual: &[(JsString, Json)]) -> Op
         .filter(|(key, _)| !has(expected, key))
         .map(|(key, _)| key.to_string_lossy())
         .collect();
+    let without_indices = |members: &[(JsString, Json)]| -> Vec<Vec<u16>> {
+        members
+            .iter()
+            .map(|(key, _)| key.units().to_vec())
+            .filter(|key| crate::js::json::array_index(key).is_none())
+            .collect()
+    };
     Some(match (missing.first(), extra.first()) {
+        (None, None) if without_indices(expected) == without_indices(actual) => {
+            EditKind::IndexKeysPlaced
+        }
         (None, None) => EditKind::MembersReordered,
         (Some(gone), Some(came)) if fold_case(gone) == fold_case(came) => EditKind::Renamed {
             from: case_style(gone),

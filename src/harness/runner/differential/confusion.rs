@@ -15,6 +15,7 @@
 
 use crate::js::json::Json;
 use crate::js::JsString;
+use crate::protocol::input_types::Step;
 use proptest::prelude::*;
 
 /// The values a confused member takes: one of each JSON type, and the
@@ -46,65 +47,174 @@ pub fn is_confused(nth: u64) -> bool {
     nth % EVERY == EVERY - 1
 }
 
-/// Bytes that choose the edits: a count, then four bytes per edit.
-const CHOICE_BYTES: usize = 1 + 3 * 4;
+/// Bytes that choose the edits: a count, four bytes per edit, then four
+/// for the integer-like key every confused case adds to one object.
+const CHOICE_BYTES: usize = 1 + 3 * 4 + 4;
 
-/// `inputs`, each with one to three type-confusing edits: the input is
-/// drawn first, so a confused case edits the input its case would draw.
+/// The bytes a confused case draws after its input.
+fn choices() -> BoxedStrategy<Vec<u8>> {
+    prop::collection::vec(any::<u8>(), CHOICE_BYTES..=CHOICE_BYTES).boxed()
+}
+
+/// `inputs`, each with one to three type-confusing edits and an
+/// integer-like key: the input is drawn first, so a confused case edits
+/// the input its case would draw.
 pub fn strategy(inputs: BoxedStrategy<Json>) -> BoxedStrategy<Json> {
-    (
-        inputs,
-        prop::collection::vec(any::<u8>(), CHOICE_BYTES..=CHOICE_BYTES),
-    )
+    (inputs, choices())
         .prop_map(|(input, choices)| confuse(input, &choices))
         .boxed()
 }
 
 /// `input` with the edits `choices` picks (missing bytes read as zero).
-pub fn confuse(mut input: Json, choices: &[u8]) -> Json {
-    let byte = |at: usize| choices.get(at).copied().unwrap_or(0);
-    let edits = 1 + usize::from(byte(0)) % 3;
-    for edit in 0..edits {
-        let base = 1 + edit * 4;
-        let nodes = count_nodes(&input);
-        if nodes <= 1 {
-            break;
-        }
-        let picked = usize::from(u16::from_be_bytes([byte(base), byte(base + 1)]));
-        // Never the input object itself: its members are what is confused.
-        let mut target = 1 + picked % (nodes - 1);
-        input = edit_node(input, &mut target, byte(base + 2), byte(base + 3));
-    }
-    input
+pub fn confuse(input: Json, choices: &[u8]) -> Json {
+    confused(input, choices).0
 }
 
-fn count_nodes(value: &Json) -> usize {
-    1 + match value {
-        Json::Array(items) => items.iter().map(count_nodes).sum(),
-        Json::Object(members) => members.iter().map(|(_, value)| count_nodes(value)).sum(),
-        _ => 0,
-    }
+/// One edit of a confused case: where, and what it did there.
+#[derive(Clone, Debug, PartialEq)]
+struct Edit {
+    /// The path from the input object to the node edited.
+    path: Vec<Step>,
+    /// What the edit did.
+    change: Change,
 }
 
-/// What an edit does to the node it picked.
-enum Edit {
-    Replace(Json),
+/// What an edit does to the node at its path.
+#[derive(Clone, Debug, PartialEq)]
+enum Change {
+    /// Replaced it by this value; whether its JSON type changed.
+    Replace(Json, bool),
+    /// Removed it.
     Remove,
-    AddKey(JsString, usize),
-    RepeatKey(usize),
+    /// Added a member with this integer-like key at this place (an object).
+    AddKey(JsString, usize, Json),
+    /// Wrote this member again with another value (an object).
+    RepeatKey(JsString, Json),
 }
 
-fn edit_of(node: &Json, what: u8, with: u8) -> Edit {
+/// `input` with the edits `choices` picks, and the edits.
+fn confused(mut input: Json, choices: &[u8]) -> (Json, Vec<Edit>) {
+    let byte = |at: usize| choices.get(at).copied().unwrap_or(0);
+    let pick = |at: usize| usize::from(u16::from_be_bytes([byte(at), byte(at + 1)]));
+    let mut edits = Vec::new();
+    for edit in 0..1 + usize::from(byte(0)) % 3 {
+        let base = 1 + edit * 4;
+        let mut paths = Vec::new();
+        node_paths(&input, &mut Vec::new(), &mut paths);
+        // Never the input object itself: its members are what is confused.
+        let Some(path) = paths.get(1 + pick(base) % paths.len().saturating_sub(1).max(1)) else {
+            break;
+        };
+        let Some(node) = node_at(&input, path) else {
+            break;
+        };
+        let change = change_of(node, byte(base + 2), byte(base + 3));
+        let edit = Edit {
+            path: path.clone(),
+            change,
+        };
+        input = apply(input, &edit);
+        edits.push(edit);
+    }
+    // Every confused case gives one object an integer-like key: the
+    // objects a port copies to its answer are among them.
+    let mut paths = Vec::new();
+    node_paths(&input, &mut Vec::new(), &mut paths);
+    let objects: Vec<&Vec<Step>> = paths
+        .iter()
+        .skip(1)
+        .filter(|path| node_at(&input, path).is_some_and(|node| node.as_object().is_some()))
+        .collect();
+    if !objects.is_empty() {
+        let at = 1 + 3 * 4;
+        let path = objects[pick(at) % objects.len()].clone();
+        let members = node_at(&input, &path)
+            .and_then(Json::as_object)
+            .map_or(0, <[_]>::len);
+        let key =
+            JsString::from(INTEGER_LIKE_KEYS[usize::from(byte(at + 2)) % INTEGER_LIKE_KEYS.len()]);
+        let edit = Edit {
+            path,
+            change: Change::AddKey(
+                key,
+                usize::from(byte(at + 3)) % (members + 1),
+                Json::Number(0.0),
+            ),
+        };
+        input = apply(input, &edit);
+        edits.push(edit);
+    }
+    (input, edits)
+}
+
+/// Every node's path, in preorder (the root's is empty).
+fn node_paths(value: &Json, path: &mut Vec<Step>, paths: &mut Vec<Vec<Step>>) {
+    paths.push(path.clone());
+    match value {
+        Json::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                path.push(Step::Item(index));
+                node_paths(item, path, paths);
+                path.pop();
+            }
+        }
+        Json::Object(members) => {
+            for (key, item) in members {
+                path.push(Step::Member(key.clone()));
+                node_paths(item, path, paths);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The node at `path`, if there is one (the first member of a repeated name).
+fn node_at<'a>(value: &'a Json, path: &[Step]) -> Option<&'a Json> {
+    let Some((step, rest)) = path.split_first() else {
+        return Some(value);
+    };
+    let child = match (step, value) {
+        (Step::Item(index), Json::Array(items)) => items.get(*index)?,
+        (Step::Member(name), Json::Object(members)) => {
+            &members.iter().find(|(key, _)| key == name)?.1
+        }
+        _ => return None,
+    };
+    node_at(child, rest)
+}
+
+fn change_of(node: &Json, what: u8, with: u8) -> Change {
     let members = node.as_object().map_or(0, <[_]>::len);
+    let replace = |index: usize| {
+        let replacement = value(VALUES[index % VALUES.len()]);
+        let other_type = type_of(&replacement) != type_of(node);
+        Change::Replace(replacement, other_type)
+    };
     match what % 16 {
-        index @ 0..=11 => Edit::Replace(value(VALUES[usize::from(index)])),
-        12 | 13 => Edit::Remove,
-        14 if node.as_object().is_some() => Edit::AddKey(
+        index @ 0..=11 => replace(usize::from(index)),
+        12 | 13 => Change::Remove,
+        14 if node.as_object().is_some() => Change::AddKey(
             JsString::from(INTEGER_LIKE_KEYS[usize::from(with) % INTEGER_LIKE_KEYS.len()]),
             usize::from(with / 8) % (members + 1),
+            Json::Number(f64::from(with % 4)),
         ),
-        15 if members > 0 => Edit::RepeatKey(usize::from(with) % members),
-        _ => Edit::Replace(value(VALUES[usize::from(with) % VALUES.len()])),
+        15 if members > 0 => {
+            let (key, _) = &node.as_object().unwrap_or_default()[usize::from(with) % members];
+            Change::RepeatKey(key.clone(), value(VALUES[usize::from(with) % VALUES.len()]))
+        }
+        _ => replace(usize::from(with)),
+    }
+}
+
+fn type_of(value: &Json) -> &'static str {
+    match value {
+        Json::Null => "null",
+        Json::Bool(_) => "boolean",
+        Json::Number(_) => "number",
+        Json::String(_) => "string",
+        Json::Array(_) => "array",
+        Json::Object(_) => "object",
     }
 }
 
@@ -112,63 +222,69 @@ fn value(text: &str) -> Json {
     crate::js::json::parse(text).unwrap_or(Json::Null)
 }
 
-/// Walks to the `target`-th node in preorder (the root is 0) and edits it.
-fn edit_node(value: Json, target: &mut usize, what: u8, with: u8) -> Json {
-    edit_below(value, target, what, with).unwrap_or(Json::Null)
+/// `input` with `edit` made, when its path is there (else unchanged).
+fn apply(input: Json, edit: &Edit) -> Json {
+    change_at(input, &edit.path, &edit.change).unwrap_or(Json::Null)
 }
 
-/// [`edit_node`]; `None` for the node the edit removes.
-fn edit_below(value: Json, target: &mut usize, what: u8, with: u8) -> Option<Json> {
-    if *target == 0 {
-        *target = usize::MAX;
-        return apply(value, what, with);
-    }
-    *target -= 1;
-    Some(match value {
-        Json::Array(items) => Json::Array(
+/// [`apply`] below one node; `None` for the node the edit removes.
+fn change_at(node: Json, path: &[Step], change: &Change) -> Option<Json> {
+    let Some((step, rest)) = path.split_first() else {
+        return made(node, change);
+    };
+    Some(match (step, node) {
+        (Step::Item(index), Json::Array(items)) => Json::Array(
             items
                 .into_iter()
-                .filter_map(|item| walk(item, target, what, with))
+                .enumerate()
+                .filter_map(|(at, item)| {
+                    if at == *index {
+                        change_at(item, rest, change)
+                    } else {
+                        Some(item)
+                    }
+                })
                 .collect(),
         ),
-        Json::Object(members) => Json::Object(
-            members
-                .into_iter()
-                .filter_map(|(key, item)| walk(item, target, what, with).map(|item| (key, item)))
-                .collect(),
-        ),
-        other => other,
+        (Step::Member(name), Json::Object(members)) => {
+            let mut seen = false;
+            Json::Object(
+                members
+                    .into_iter()
+                    .filter_map(|(key, item)| {
+                        if !seen && key == *name {
+                            seen = true;
+                            change_at(item, rest, change).map(|item| (key, item))
+                        } else {
+                            Some((key, item))
+                        }
+                    })
+                    .collect(),
+            )
+        }
+        (_, other) => other,
     })
 }
 
-fn walk(value: Json, target: &mut usize, what: u8, with: u8) -> Option<Json> {
-    if *target == usize::MAX {
-        Some(value)
-    } else {
-        edit_below(value, target, what, with)
-    }
-}
-
-/// The edit `what` and `with` choose, made to `node`; `None` removes it.
-fn apply(node: Json, what: u8, with: u8) -> Option<Json> {
-    match edit_of(&node, what, with) {
-        Edit::Replace(replacement) => Some(replacement),
-        Edit::Remove => None,
-        Edit::AddKey(key, at) => {
-            let Json::Object(mut members) = node else {
-                return Some(node);
-            };
-            members.insert(at, (key, Json::Number(f64::from(with % 4))));
-            Some(Json::Object(members))
-        }
-        Edit::RepeatKey(index) => {
-            let Json::Object(mut members) = node else {
-                return Some(node);
-            };
-            let key = members[index].0.clone();
-            members.push((key, value(VALUES[usize::from(with) % VALUES.len()])));
-            Some(Json::Object(members))
-        }
+/// The node `change` makes of `node`; `None` removes it.
+fn made(node: Json, change: &Change) -> Option<Json> {
+    match change {
+        Change::Replace(replacement, _) => Some(replacement.clone()),
+        Change::Remove => None,
+        Change::AddKey(key, at, value) => match node {
+            Json::Object(mut members) => {
+                members.insert((*at).min(members.len()), (key.clone(), value.clone()));
+                Some(Json::Object(members))
+            }
+            other => Some(other),
+        },
+        Change::RepeatKey(key, value) => match node {
+            Json::Object(mut members) => {
+                members.push((key.clone(), value.clone()));
+                Some(Json::Object(members))
+            }
+            other => Some(other),
+        },
     }
 }
 
@@ -183,28 +299,41 @@ mod tests {
 
     #[test]
     fn an_edit_replaces_removes_or_adds_keys_anywhere_below_the_input() {
+        // Missing bytes read as zero: after its edits, every case gives its
+        // first object the key "1" at its start.
         let input = r#"{"a":{"b":[1,2]},"c":"x"}"#;
-        // Node 1 is `a`; 0 replaces by null.
+        // Node 1 is `a`; 0 replaces by null (no object is left for a key).
         assert_eq!(confused(input, &[0, 0, 0, 0, 0]), r#"{"a":null,"c":"x"}"#);
         // Node 3 is the first item of `b`; 12 removes it.
         assert_eq!(
             confused(input, &[0, 0, 2, 12, 0]),
-            r#"{"a":{"b":[2]},"c":"x"}"#
+            r#"{"a":{"1":0,"b":[2]},"c":"x"}"#
         );
         // Node 5 is `c`; 9 replaces by {}.
         assert_eq!(
             confused(input, &[0, 0, 4, 9, 0]),
-            r#"{"a":{"b":[1,2]},"c":{}}"#
+            r#"{"a":{"1":0,"b":[1,2]},"c":{}}"#
         );
-        // Node 1 is an object: 14 adds the key "1" (8 % 8 = 0) at 8 / 8 % 2 = 1, its end.
+        // Node 1 is an object: 14 adds the key "10" (10 % 8 = 2) at 10 / 8 % 2 = 1, its end.
         assert_eq!(
-            confused(input, &[0, 0, 0, 14, 8]),
-            r#"{"a":{"b":[1,2],"1":0},"c":"x"}"#
+            confused(input, &[0, 0, 0, 14, 10]),
+            r#"{"a":{"1":0,"b":[1,2],"10":2},"c":"x"}"#
         );
         // 15 repeats a key of the object with another value.
         assert_eq!(
             confused(input, &[0, 0, 0, 15, 5]),
-            r#"{"a":{"b":[1,2],"b":"x"},"c":"x"}"#
+            r#"{"a":{"1":0,"b":[1,2],"b":"x"},"c":"x"}"#
+        );
+    }
+
+    #[test]
+    fn every_confused_case_gives_one_object_an_integer_like_key() {
+        // One edit: node 1 + 2 % 4 = 3 is `c`, replaced by null. Then the
+        // only object left, `a`, gets the key "10" (2) at place 1 % 2.
+        let choices = [0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 1];
+        assert_eq!(
+            confused(r#"{"a":{"b":1},"c":{"d":2}}"#, &choices),
+            r#"{"a":{"b":1,"10":0},"c":null}"#
         );
     }
 

@@ -6,6 +6,7 @@ pub mod classes;
 pub mod confusion;
 pub mod corpus;
 pub mod minimize;
+pub mod order;
 pub mod requests;
 
 use super::adapter::{is_hang, Description, Implementation, Slow};
@@ -17,7 +18,7 @@ use super::report::{actual_json, raw};
 use super::vectors::{required_capabilities, LONE_SURROGATES, OPTIONAL_SEQ};
 use crate::js::json::Json;
 use crate::js::JsString;
-use crate::protocol::input_types::DYNAMIC_INPUTS;
+use crate::protocol::input_types::{self, DYNAMIC_INPUTS};
 use crate::protocol::wire::{Outcome, UNSUPPORTED};
 use classes::Signature;
 use proptest::prop_oneof;
@@ -369,6 +370,27 @@ impl Mismatch {
             .any(|answer| matches!(answer, Err(problem) if is_hang(problem)))
     }
 
+    /// This disagreement, which `irregularity` alone makes of a request
+    /// that agrees without it (spec `runner.differential.classes`): its
+    /// class is the irregularity's, in `op`'s family for a value of
+    /// another type, everywhere for an integer-like key.
+    fn irregular_by(mut self, op: &str, irregularity: &input_types::Irregularity) -> Mismatch {
+        self.signature.cause = if irregularity.index_key {
+            Cause {
+                family: None,
+                edit: super::causes::INDEX_KEYS.to_owned(),
+            }
+        } else {
+            Cause {
+                family: Some(super::causes::family(op)),
+                edit: format!("a value of another type at {}", irregularity.locus),
+            }
+        };
+        self.signature.alternative = None;
+        self.chain = None;
+        self
+    }
+
     /// This disagreement traced by `chain` (spec `runner.probes`): its class
     /// is the lowest probe's cause, shown at that probe.
     fn traced(mut self, chain: Chain) -> Mismatch {
@@ -381,6 +403,112 @@ impl Mismatch {
         self.chain = Some(chain);
         self
     }
+}
+
+/// What one request of a substitution told.
+enum Asked {
+    /// The sides disagree on it: the request, and the disagreement.
+    Disagrees(Json, Box<Mismatch>),
+    /// The sides agree on it.
+    Agrees,
+    /// It could not tell (not sent, or not compared).
+    Unknown,
+}
+
+/// What substitution decided about a disagreement on an irregular request
+/// (spec `runner.differential.classes`).
+enum Substituted {
+    /// The request with every irregularity repaired disagrees too: this is
+    /// the disagreement, and no irregularity is its cause.
+    Regular(Json, Box<Mismatch>),
+    /// The repaired request agrees, and the irregularity at this index put
+    /// back alone makes the same disagreement (the request, the
+    /// disagreement): it is sufficient, the cause.
+    Sufficient(Json, Box<Mismatch>, usize),
+    /// No irregularity alone was sufficient (or the repaired request could
+    /// not be asked), and repairing the one at this index alone makes the
+    /// sides agree: it is necessary, the cause.
+    Necessary(usize),
+    /// Neither.
+    Undecided,
+}
+
+/// Requests one substitution asks at most, beyond the disagreement's own.
+const SUBSTITUTION_REQUESTS: usize = 16;
+
+/// Delta debugging over a request's irregularities (Zeller: a state is a
+/// cause when putting the failing run's value into the passing run
+/// reproduces the failure). `asked` asks the request with the given
+/// irregularities repaired; `target` is the disagreement's cause. An
+/// irregularity put back is refined into those it holds (an object of
+/// another type holding an integer-like key is the key's); necessity is
+/// tried innermost first.
+fn substitution(
+    irregular: &[input_types::Irregularity],
+    target: &Cause,
+    asked: &mut dyn FnMut(Vec<&input_types::Irregularity>) -> Asked,
+) -> Substituted {
+    let mut budget = SUBSTITUTION_REQUESTS;
+    let mut ask = |skip: &[usize]| {
+        if budget == 0 {
+            return Asked::Unknown;
+        }
+        budget -= 1;
+        asked(
+            irregular
+                .iter()
+                .enumerate()
+                .filter(|(at, _)| !skip.contains(at))
+                .map(|(_, irregularity)| irregularity)
+                .collect(),
+        )
+    };
+    let same = |asked: Asked| match asked {
+        Asked::Disagrees(request, found) if found.signature.cause == *target => {
+            Some((request, found))
+        }
+        _ => None,
+    };
+    let inside = |outer: &input_types::Irregularity, inner: &input_types::Irregularity| {
+        inner.path.len() > outer.path.len() && inner.path.starts_with(&outer.path)
+    };
+    match ask(&[]) {
+        Asked::Disagrees(regular, found) => return Substituted::Regular(regular, found),
+        Asked::Agrees => {
+            for (at, outer) in irregular.iter().enumerate() {
+                if irregular.iter().any(|other| inside(other, outer)) {
+                    continue;
+                }
+                let held: Vec<usize> = (0..irregular.len())
+                    .filter(|inner| inside(outer, &irregular[*inner]))
+                    .collect();
+                let whole: Vec<usize> = std::iter::once(at).chain(held.iter().copied()).collect();
+                let Some((request, found)) = same(ask(&whole)) else {
+                    continue;
+                };
+                if held.is_empty() {
+                    return Substituted::Sufficient(request, found, at);
+                }
+                if let Some((request, found)) = same(ask(&[at])) {
+                    return Substituted::Sufficient(request, found, at);
+                }
+                for inner in &held {
+                    if let Some((request, found)) = same(ask(&[at, *inner])) {
+                        return Substituted::Sufficient(request, found, *inner);
+                    }
+                }
+                return Substituted::Sufficient(request, found, at);
+            }
+        }
+        Asked::Unknown => {}
+    }
+    for at in (0..irregular.len()).rev() {
+        let all_but: Vec<usize> = (0..irregular.len()).filter(|other| *other != at).collect();
+        if let Asked::Agrees = ask(&all_but) {
+            return Substituted::Necessary(at);
+        }
+    }
+    Substituted::Undecided
 }
 
 fn show(answer: &Result<Outcome, String>) -> String {
@@ -661,6 +789,10 @@ pub struct Options<'a> {
     /// `dynamic-inputs` (spec `runner.differential.reach`; on by
     /// default).
     pub type_confusion: bool,
+    /// After the drawn cases, send every case of the small scope of the
+    /// order of checks ([`order::cases`]) when `pre-step` is drawn (spec
+    /// `runner.differential.reach`; on by default).
+    pub order_scope: bool,
 }
 
 impl Options<'_> {
@@ -675,6 +807,7 @@ impl Options<'_> {
             shrink: true,
             seeds: BTreeMap::new(),
             type_confusion: true,
+            order_scope: true,
         }
     }
 }
@@ -1040,7 +1173,26 @@ pub fn run(
     };
     let mut prober = plan.prober();
     let mut index: HashMap<Cause, usize> = HashMap::new();
-    for case in 0..options.cases {
+    // spec runner.differential.reach: the small scope of the order of
+    // checks, every case once, numbered after the drawn cases.
+    // Only where the op's behaviours are the same on both sides, and only
+    // the cases both can take (a stage needs `staged-cancel`).
+    let ordered: Vec<(usize, Json)> = match strategies
+        .iter()
+        .position(|(planned, _, _)| planned.op == "pre-step" && !planned.scope.is_mixed())
+    {
+        Some(at) if options.order_scope => order::cases()
+            .into_iter()
+            .filter(|(_, input)| {
+                required_capabilities("pre-step", input, &Json::Null)
+                    .iter()
+                    .all(|capability| plan.capabilities.contains(capability))
+            })
+            .map(|(_, input)| (at, input))
+            .collect(),
+        _ => Vec::new(),
+    };
+    for case in 0..options.cases + ordered.len() as u64 {
         if interrupted() {
             summary.stopped = Some(Stopped::Interrupted);
             break;
@@ -1054,10 +1206,21 @@ pub fn run(
         }
         let mut runner = TestRunner::new_with_rng(Config::default(), case_rng(options.seed, case));
         let ops = strategies.len() as u64;
-        let (planned, plain, confused) = &strategies[(case % ops) as usize];
-        let strategy = match confused {
-            Some(confused) if confusion::is_confused(case / ops) => confused,
-            _ => plain,
+        let scoped;
+        let (planned, strategy) = match case.checked_sub(options.cases) {
+            Some(at) => {
+                let (op, input) = &ordered[at as usize];
+                scoped = proptest::strategy::Just(input.clone()).boxed();
+                (&strategies[*op].0, &scoped)
+            }
+            None => {
+                let (planned, plain, confused) = &strategies[(case % ops) as usize];
+                let strategy = match confused {
+                    Some(confused) if confusion::is_confused(case / ops) => confused,
+                    _ => plain,
+                };
+                (planned, strategy)
+            }
         };
         // spec runner.slow: an op that hung too often gets no more cases.
         if summary.hung.get(planned.op).copied().unwrap_or(0) >= MAX_HANGS_PER_OP {
@@ -1170,9 +1333,10 @@ pub fn run(
                 well_formed(tree.current())
             }
         };
-        let input = current(&*tree);
+        let mut input = current(&*tree);
         *summary.drawn.entry(planned.op).or_default() += 1;
         let verdict = ask(a, b, planned.op, &input);
+        let mut renamed = false;
         for (side, slow) in late.take() {
             let entry = summary.slow.entry((planned.op, side)).or_insert((0, slow));
             entry.0 += 1;
@@ -1212,7 +1376,51 @@ pub fn run(
             Verdict::Disagree(mismatch) => {
                 summary.cases += 1;
                 summary.per_op.entry(planned.op).or_default().1 += 1;
-                Some(trace(a, b, planned.op, &input, *mismatch))
+                let mismatch = trace(a, b, planned.op, &input, *mismatch);
+                // spec runner.differential.classes: where the request is
+                // irregular (a member of another type, a null item, an
+                // integer-like key), substitution decides whether that is
+                // the cause: the request with every irregularity repaired
+                // disagrees too (then that is the disagreement), or
+                // agrees, and one irregularity put back alone makes the
+                // same disagreement (then the class is that one's).
+                let irregular = if plan.reach.dynamic_inputs {
+                    input_types::irregularities(planned.op, &input)
+                } else {
+                    Vec::new()
+                };
+                if irregular.is_empty() {
+                    Some(mismatch)
+                } else {
+                    let target = mismatch.signature.cause.clone();
+                    let mut asked = |repairs: Vec<&input_types::Irregularity>| {
+                        let candidate = input_types::repaired(input.clone(), &repairs);
+                        match ask(a, b, planned.op, &candidate) {
+                            Verdict::Disagree(found) => {
+                                let found = trace(a, b, planned.op, &candidate, *found);
+                                Asked::Disagrees(candidate, Box::new(found))
+                            }
+                            Verdict::Agree => Asked::Agrees,
+                            _ => Asked::Unknown,
+                        }
+                    };
+                    match substitution(&irregular, &target, &mut asked) {
+                        Substituted::Regular(regular, found) => {
+                            input = regular;
+                            Some(*found)
+                        }
+                        Substituted::Sufficient(candidate, found, at) => {
+                            input = candidate;
+                            renamed = true;
+                            Some(found.irregular_by(planned.op, &irregular[at]))
+                        }
+                        Substituted::Necessary(at) => {
+                            renamed = true;
+                            Some(mismatch.irregular_by(planned.op, &irregular[at]))
+                        }
+                        Substituted::Undecided => Some(mismatch),
+                    }
+                }
             }
         };
         if let Some(mismatch) = mismatch {
@@ -1279,7 +1487,10 @@ pub fn run(
                     } else {
                         (SHRINK_PROBES, REMOVAL_PROBES)
                     };
-                    if op == planned.op && options.shrink && tree.simplify() {
+                    // A class named by an edit keeps the input that edit
+                    // alone makes: a shrunk one would lose the edit.
+                    let shrink = options.shrink && !renamed;
+                    if op == planned.op && shrink && tree.simplify() {
                         let mut probes = 0;
                         while probes < shrink_probes && !interrupted() {
                             probes += 1;
@@ -1298,7 +1509,7 @@ pub fn run(
                         }
                     }
                     let mut last = None;
-                    let budget = if options.shrink { removal_probes } else { 0 };
+                    let budget = if shrink { removal_probes } else { 0 };
                     let removed = minimize::minimize(smallest.0.clone(), budget, |candidate| {
                         if interrupted() {
                             return false;
@@ -1333,7 +1544,7 @@ pub fn run(
         }
         on_progress(&Progress {
             done: case + 1,
-            total: options.cases,
+            total: options.cases + ordered.len() as u64,
             classes: summary.classes.len(),
             elapsed: started.elapsed(),
         });
@@ -1411,5 +1622,69 @@ mod tests {
         let summary = run(&plan, &mut a, &mut b, &Options::new(20, 7), |_| {});
         assert!(summary.stopped.is_none());
         assert_eq!((summary.cases, summary.agreed), (20, 20));
+    }
+
+    fn mismatch(cause: &str) -> Box<Mismatch> {
+        Box::new(Mismatch {
+            signature: Signature {
+                cause: Cause {
+                    family: None,
+                    edit: cause.to_owned(),
+                },
+                alternative: None,
+                op: "candidates/list".to_owned(),
+                kind: "error/output",
+                path: "$".to_owned(),
+            },
+            explanation: String::new(),
+            a: Err(String::new()),
+            b: Err(String::new()),
+            chain: None,
+        })
+    }
+
+    /// runner.differential.classes: substitution names the irregularity
+    /// that alone makes the disagreement, refined into what it holds; when
+    /// the regular request disagrees too, that is the disagreement; when
+    /// nothing is sufficient, the innermost necessary one.
+    #[test]
+    fn substitution_finds_the_irregularity_that_makes_the_disagreement() {
+        let input =
+            crate::js::json::parse(r#"{"a":{"1":0},"b":5,"sessions":[{"id":"s","cwd":5}]}"#)
+                .expect("fixture");
+        let irregular = input_types::irregularities("candidates/list", &input);
+        let target = mismatch("x").signature.cause;
+        // The listed cwd of another type makes it: sufficient.
+        let by_cwd = |repairs: Vec<&input_types::Irregularity>| {
+            if repairs.iter().any(|repair| repair.locus == "cwd") {
+                Asked::Agrees
+            } else {
+                Asked::Disagrees(Json::Null, mismatch("x"))
+            }
+        };
+        let named = match substitution(&irregular, &target, &mut { by_cwd }) {
+            Substituted::Sufficient(_, _, at) => irregular[at].locus.clone(),
+            _ => panic!("not sufficient"),
+        };
+        assert_eq!(named, "cwd");
+        // Every request disagrees: the regular one is the disagreement.
+        let always =
+            |_: Vec<&input_types::Irregularity>| Asked::Disagrees(Json::Null, mismatch("x"));
+        assert!(matches!(
+            substitution(&irregular, &target, &mut { always }),
+            Substituted::Regular(..)
+        ));
+        // The regular request cannot be asked: the one whose repair alone
+        // makes the sides agree is necessary.
+        let necessary = |repairs: Vec<&input_types::Irregularity>| match repairs.len() {
+            1 if repairs[0].locus == "cwd" => Asked::Agrees,
+            1 => Asked::Disagrees(Json::Null, mismatch("x")),
+            _ => Asked::Unknown,
+        };
+        let named = match substitution(&irregular, &target, &mut { necessary }) {
+            Substituted::Necessary(at) => irregular[at].locus.clone(),
+            _ => panic!("not necessary"),
+        };
+        assert_eq!(named, "cwd");
     }
 }

@@ -231,6 +231,7 @@ pub fn order_of_checks_cause() -> Cause {
 }
 
 const INVALID_CONFIG: &str = "SESSION_REFERENCE_INVALID_CONFIG";
+const CANCELLED: &str = "SESSION_REFERENCE_CANCELLED";
 
 /// Objects whose members with integer-like keys are placed otherwise than
 /// JavaScript places them, or that such a key changes the answer for: how
@@ -242,8 +243,8 @@ pub const INDEX_KEYS: &str = "objects with integer-like keys";
 /// code than the expected one is the expected error not raised (its
 /// [`cause`]) or an unexpected error raised (this); a preparation's checks
 /// in another order (its [`cause`]) are the expected error not raised
-/// (this), and two failures of its conversation may be its checks in
-/// another order. A report counts such a failure under whichever reading more of
+/// (this), and two failures of its conversation, or a cancel on one side
+/// only, may be its checks in another order. A report counts such a failure under whichever reading more of
 /// the run's failures share (spec `runner.causes`).
 pub fn alternative(op: &str, expected: Side, actual: Side) -> Option<Cause> {
     match (expected, actual) {
@@ -251,6 +252,13 @@ pub fn alternative(op: &str, expected: Side, actual: Side) -> Option<Cause> {
             family: None,
             edit: format!("error {x} not raised"),
         }),
+        // A preparation cancelled where the other side answers: the cancel
+        // is checked at another stage (or not at all).
+        (Side::Output(_), Side::Error(code)) | (Side::Error(code), Side::Output(_))
+            if code == CANCELLED && super::ops::prepares_messages(op) =>
+        {
+            Some(order_of_checks_cause())
+        }
         // Two failures of a preparation's conversation (`INTERNAL`,
         // `BUDGET_EXCEEDED`) are what retention decided, or the checks met
         // in another order (an `INTERNAL` of the messages beside a budget).

@@ -242,16 +242,15 @@ pub const INDEX_KEYS: &str = "objects with integer-like keys";
 /// The other reading of a failure, when it has one: an error with another
 /// code than the expected one is the expected error not raised (its
 /// [`cause`]) or an unexpected error raised (this); a preparation's checks
-/// in another order (its [`cause`]) are the expected error not raised
+/// in another order (its [`cause`]) may be an unexpected error raised
 /// (this), and two failures of its conversation, or a cancel on one side
 /// only, may be its checks in another order. A report counts such a failure under whichever reading more of
 /// the run's failures share (spec `runner.causes`).
 pub fn alternative(op: &str, expected: Side, actual: Side) -> Option<Cause> {
     match (expected, actual) {
-        (Side::Error(x), Side::Error(y)) if is_order_of_checks(op, x, y) => Some(Cause {
-            family: None,
-            edit: format!("error {x} not raised"),
-        }),
+        (Side::Error(x), Side::Error(y)) if is_order_of_checks(op, x, y) => {
+            Some(unexpected_error(op))
+        }
         // A preparation cancelled where the other side answers: the cancel
         // is checked at another stage (or not at all).
         (Side::Output(_), Side::Error(code)) | (Side::Error(code), Side::Output(_))

@@ -13,9 +13,9 @@
 //! Schemathesis's negative requests, SmallCheck's small values: nothing
 //! here knows what upstream answers; the other side does.
 
+use super::irregular::Step;
 use crate::js::json::Json;
 use crate::js::JsString;
-use crate::protocol::input_types::Step;
 use proptest::prelude::*;
 
 /// The values a confused member takes: one of each JSON type, and the

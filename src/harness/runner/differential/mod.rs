@@ -5,6 +5,7 @@
 pub mod classes;
 pub mod confusion;
 pub mod corpus;
+pub mod irregular;
 pub mod minimize;
 pub mod order;
 pub mod requests;
@@ -18,7 +19,7 @@ use super::report::{actual_json, raw};
 use super::vectors::{required_capabilities, LONE_SURROGATES, OPTIONAL_SEQ};
 use crate::js::json::Json;
 use crate::js::JsString;
-use crate::protocol::input_types::{self, DYNAMIC_INPUTS};
+use crate::protocol::input_types::DYNAMIC_INPUTS;
 use crate::protocol::wire::{Outcome, UNSUPPORTED};
 use classes::Signature;
 use proptest::prop_oneof;
@@ -373,8 +374,13 @@ impl Mismatch {
     /// This disagreement, which `irregularity` alone makes of a request
     /// that agrees without it (spec `runner.differential.classes`): its
     /// class is the irregularity's, in `op`'s family for a value of
-    /// another type, everywhere for an integer-like key.
-    fn irregular_by(mut self, op: &str, irregularity: &input_types::Irregularity) -> Mismatch {
+    /// another type, everywhere for an integer-like key; what the answers
+    /// show is its other reading.
+    fn irregular_by(mut self, op: &str, irregularity: &irregular::Irregularity) -> Mismatch {
+        // What the answers show stays the other reading: a bug of another
+        // layer that only an irregular value brings out joins its class
+        // when that class is larger (spec runner.causes).
+        let shown = self.signature.cause.clone();
         self.signature.cause = if irregularity.index_key {
             Cause {
                 family: None,
@@ -386,7 +392,7 @@ impl Mismatch {
                 edit: format!("a value of another type at {}", irregularity.locus),
             }
         };
-        self.signature.alternative = None;
+        self.signature.alternative = Some(shown);
         self.chain = None;
         self
     }
@@ -444,9 +450,9 @@ const SUBSTITUTION_REQUESTS: usize = 16;
 /// another type holding an integer-like key is the key's); necessity is
 /// tried innermost first.
 fn substitution(
-    irregular: &[input_types::Irregularity],
+    irregular: &[irregular::Irregularity],
     target: &Cause,
-    asked: &mut dyn FnMut(Vec<&input_types::Irregularity>) -> Asked,
+    asked: &mut dyn FnMut(Vec<&irregular::Irregularity>) -> Asked,
 ) -> Substituted {
     let mut budget = SUBSTITUTION_REQUESTS;
     let mut ask = |skip: &[usize]| {
@@ -469,7 +475,7 @@ fn substitution(
         }
         _ => None,
     };
-    let inside = |outer: &input_types::Irregularity, inner: &input_types::Irregularity| {
+    let inside = |outer: &irregular::Irregularity, inner: &irregular::Irregularity| {
         inner.path.len() > outer.path.len() && inner.path.starts_with(&outer.path)
     };
     match ask(&[]) {
@@ -1385,7 +1391,7 @@ pub fn run(
                 // agrees, and one irregularity put back alone makes the
                 // same disagreement (then the class is that one's).
                 let irregular = if plan.reach.dynamic_inputs {
-                    input_types::irregularities(planned.op, &input)
+                    irregular::irregularities(planned.op, &input)
                 } else {
                     Vec::new()
                 };
@@ -1393,8 +1399,8 @@ pub fn run(
                     Some(mismatch)
                 } else {
                     let target = mismatch.signature.cause.clone();
-                    let mut asked = |repairs: Vec<&input_types::Irregularity>| {
-                        let candidate = input_types::repaired(input.clone(), &repairs);
+                    let mut asked = |repairs: Vec<&irregular::Irregularity>| {
+                        let candidate = irregular::repaired(input.clone(), &repairs);
                         match ask(a, b, planned.op, &candidate) {
                             Verdict::Disagree(found) => {
                                 let found = trace(a, b, planned.op, &candidate, *found);
@@ -1652,10 +1658,10 @@ mod tests {
         let input =
             crate::js::json::parse(r#"{"a":{"1":0},"b":5,"sessions":[{"id":"s","cwd":5}]}"#)
                 .expect("fixture");
-        let irregular = input_types::irregularities("candidates/list", &input);
+        let irregular = irregular::irregularities("candidates/list", &input);
         let target = mismatch("x").signature.cause;
         // The listed cwd of another type makes it: sufficient.
-        let by_cwd = |repairs: Vec<&input_types::Irregularity>| {
+        let by_cwd = |repairs: Vec<&irregular::Irregularity>| {
             if repairs.iter().any(|repair| repair.locus == "cwd") {
                 Asked::Agrees
             } else {
@@ -1668,15 +1674,14 @@ mod tests {
         };
         assert_eq!(named, "cwd");
         // Every request disagrees: the regular one is the disagreement.
-        let always =
-            |_: Vec<&input_types::Irregularity>| Asked::Disagrees(Json::Null, mismatch("x"));
+        let always = |_: Vec<&irregular::Irregularity>| Asked::Disagrees(Json::Null, mismatch("x"));
         assert!(matches!(
             substitution(&irregular, &target, &mut { always }),
             Substituted::Regular(..)
         ));
         // The regular request cannot be asked: the one whose repair alone
         // makes the sides agree is necessary.
-        let necessary = |repairs: Vec<&input_types::Irregularity>| match repairs.len() {
+        let necessary = |repairs: Vec<&irregular::Irregularity>| match repairs.len() {
             1 if repairs[0].locus == "cwd" => Asked::Agrees,
             1 => Asked::Disagrees(Json::Null, mismatch("x")),
             _ => Asked::Unknown,

@@ -413,9 +413,86 @@ pub fn string_field<'j>(input: &'j Json, name: &str) -> Result<&'j JsString, Fai
         .ok_or_else(|| Failure::Internal(format!("input.{name} must be a string")))
 }
 
-/// Whether `input` needs the capability `dynamic-inputs`.
+/// Whether `input` needs the capability `dynamic-inputs`: a member of
+/// another type, or a member the protocol requires left out (a typed port
+/// cannot receive either).
 pub fn needs_dynamic_inputs(op: &str, input: &Json) -> bool {
-    first_ill_typed(op, input).is_some()
+    first_ill_typed(op, input).is_some() || first_absent_required(op, input).is_some()
+}
+
+/// The members each op's input requires (`protocol.shapes`, as
+/// `conformance/schema/protocol-v1.schema.json` writes them): paths from
+/// the input, `[]` for every item of an array.
+const REQUIRED: &[(&str, &[&str])] = &[
+    ("uri/encode", &["sessionId"]),
+    ("uri/decode", &["uri"]),
+    ("mention/format", &["sessionId"]),
+    ("mention/parse", &["text"]),
+    ("retain", &["snapshot", "label", "maxBytes"]),
+    (
+        "prepare",
+        &["agent", "agent.id", "content", "references", "sessions"],
+    ),
+    (
+        "pre-step",
+        &[
+            "agent",
+            "agent.id",
+            "messages",
+            "messages[].source",
+            "messages[].content",
+            "sessions",
+        ],
+    ),
+    ("config/check", &["config"]),
+    ("candidates/list", &["agent", "agent.id", "sessions"]),
+    ("candidates/remote", &["agent", "agent.id", "sessions"]),
+    ("files/token", &["line"]),
+    (
+        "files/format",
+        &["candidate", "candidate.path", "candidate.kind"],
+    ),
+    (
+        "files/list",
+        &[
+            "tree",
+            "query",
+            "tree.entries",
+            "tree.entries[].path",
+            "tree.entries[].kind",
+        ],
+    ),
+];
+
+/// The first member `op` requires that `input` leaves out (where its
+/// parent is an object: a parent of another type is [`first_ill_typed`]'s).
+pub fn first_absent_required(op: &str, input: &Json) -> Option<&'static str> {
+    let (_, paths) = REQUIRED.iter().find(|(name, _)| *name == op)?;
+    paths
+        .iter()
+        .copied()
+        .find(|path| absent_at(input, path.split('.').collect::<Vec<_>>().as_slice()))
+}
+
+fn absent_at(value: &Json, steps: &[&str]) -> bool {
+    let Some((step, rest)) = steps.split_first() else {
+        return false;
+    };
+    let (name, every_item) = match step.strip_suffix("[]") {
+        Some(name) => (name, true),
+        None => (*step, false),
+    };
+    let Json::Object(_) = value else {
+        return false;
+    };
+    let Some(member) = value.get(name) else {
+        return true;
+    };
+    match (every_item, member) {
+        (true, Json::Array(items)) => items.iter().any(|item| absent_at(item, rest)),
+        (true, _) => false,
+        (false, member) => absent_at(member, rest),
+    }
 }
 
 /// `input` with every member of another type than `op` declares replaced
@@ -650,6 +727,35 @@ fn check_value(
 mod tests {
     use super::*;
     use crate::js::json::parse;
+
+    /// protocol.input-types: a member the protocol requires, left out,
+    /// needs `dynamic-inputs` as a member of another type does.
+    #[test]
+    fn a_required_member_left_out_needs_dynamic_inputs() {
+        let needs =
+            |op: &str, input: &str| needs_dynamic_inputs(op, &parse(input).expect("fixture"));
+        assert!(needs(
+            "prepare",
+            r#"{"agent":{"id":"a"},"references":[],"sessions":{}}"#
+        ));
+        assert!(needs(
+            "prepare",
+            r#"{"agent":{},"content":[],"references":[],"sessions":{}}"#
+        ));
+        assert!(needs(
+            "pre-step",
+            r#"{"agent":{"id":"a"},"messages":[{"source":{"kind":"user"}}],"sessions":{}}"#
+        ));
+        assert!(!needs(
+            "prepare",
+            r#"{"agent":{"id":"a"},"content":[],"references":[],"sessions":{}}"#
+        ));
+        assert!(!needs(
+            "pre-step",
+            r#"{"agent":{"id":"a"},"messages":[{"source":{"kind":"user"},"content":[]}],"sessions":{}}"#
+        ));
+        assert!(!needs("config/check", r#"{"config":{}}"#));
+    }
 
     fn first(op: &str, input: &str) -> Option<(String, Otherwise)> {
         first_ill_typed(op, &parse(input).unwrap()).map(|found| (found.path, found.otherwise))

@@ -1395,14 +1395,15 @@ pub fn run(
                 } else {
                     Vec::new()
                 };
-                if irregular.is_empty() {
+                // A crash or a hang is no answer: nothing to substitute.
+                if irregular.is_empty() || mismatch.signature.kind == "protocol" {
                     Some(mismatch)
                 } else {
                     let target = mismatch.signature.cause.clone();
                     let mut asked = |repairs: Vec<&irregular::Irregularity>| {
                         let candidate = irregular::repaired(input.clone(), &repairs);
                         match ask(a, b, planned.op, &candidate) {
-                            Verdict::Disagree(found) => {
+                            Verdict::Disagree(found) if found.signature.kind != "protocol" => {
                                 let found = trace(a, b, planned.op, &candidate, *found);
                                 Asked::Disagrees(candidate, Box::new(found))
                             }

@@ -728,6 +728,58 @@ mod tests {
     use super::*;
     use crate::js::json::parse;
 
+    /// protocol.shapes: the required members are the protocol schema's
+    /// (each op's input, an agent's, a message's), not a copy that drifts.
+    #[test]
+    fn the_required_members_are_the_schema_s() {
+        let schema = parse(include_str!(
+            "../../conformance/schema/protocol-v1.schema.json"
+        ))
+        .expect("the protocol schema");
+        let required = |definition: &str| -> Vec<String> {
+            schema
+                .get("$defs")
+                .and_then(|defs| defs.get(definition))
+                .and_then(|def| def.get("required"))
+                .and_then(Json::as_array)
+                .map(|names| {
+                    names
+                        .iter()
+                        .filter_map(|name| name.as_js_str().map(|name| name.to_string_lossy()))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        for (op, paths) in REQUIRED {
+            let top: Vec<String> = paths
+                .iter()
+                .filter(|path| !path.contains('.'))
+                .map(|path| (*path).to_owned())
+                .collect();
+            let mut expected = required(&format!("input-{}", op.replace('/', "-")));
+            let mut top_sorted = top.clone();
+            expected.sort();
+            top_sorted.sort();
+            assert_eq!(top_sorted, expected, "{op}");
+            if top.iter().any(|name| name == "agent") {
+                assert!(
+                    required("agent")
+                        .iter()
+                        .all(|name| paths.contains(&format!("agent.{name}").as_str())),
+                    "{op}: agent"
+                );
+            }
+            if top.iter().any(|name| name == "messages") {
+                assert!(
+                    required("message")
+                        .iter()
+                        .all(|name| paths.contains(&format!("messages[].{name}").as_str())),
+                    "{op}: message"
+                );
+            }
+        }
+    }
+
     /// protocol.input-types: a member the protocol requires, left out,
     /// needs `dynamic-inputs` as a member of another type does.
     #[test]

@@ -13,7 +13,7 @@
 //! Schemathesis's negative requests, SmallCheck's small values: nothing
 //! here knows what upstream answers; the other side does.
 
-use super::irregular::Step;
+use super::irregular::{node_at, rewritten, Step};
 use crate::js::json::Json;
 use crate::js::JsString;
 use proptest::prelude::*;
@@ -65,38 +65,22 @@ pub fn strategy(inputs: BoxedStrategy<Json>) -> BoxedStrategy<Json> {
         .boxed()
 }
 
-/// `input` with the edits `choices` picks (missing bytes read as zero).
-pub fn confuse(input: Json, choices: &[u8]) -> Json {
-    confused(input, choices).0
-}
-
-/// One edit of a confused case: where, and what it did there.
-#[derive(Clone, Debug, PartialEq)]
-struct Edit {
-    /// The path from the input object to the node edited.
-    path: Vec<Step>,
-    /// What the edit did.
-    change: Change,
-}
-
-/// What an edit does to the node at its path.
-#[derive(Clone, Debug, PartialEq)]
+/// What an edit does to the node it picked.
 enum Change {
-    /// Replaced it by this value; whether its JSON type changed.
-    Replace(Json, bool),
-    /// Removed it.
+    /// Replace it by this value.
+    Replace(Json),
+    /// Remove it.
     Remove,
-    /// Added a member with this integer-like key at this place (an object).
+    /// Add a member with this integer-like key at this place (an object).
     AddKey(JsString, usize, Json),
-    /// Wrote this member again with another value (an object).
+    /// Write this member again with another value (an object).
     RepeatKey(JsString, Json),
 }
 
-/// `input` with the edits `choices` picks, and the edits.
-fn confused(mut input: Json, choices: &[u8]) -> (Json, Vec<Edit>) {
+/// `input` with the edits `choices` picks (missing bytes read as zero).
+pub fn confuse(mut input: Json, choices: &[u8]) -> Json {
     let byte = |at: usize| choices.get(at).copied().unwrap_or(0);
     let pick = |at: usize| usize::from(u16::from_be_bytes([byte(at), byte(at + 1)]));
-    let mut edits = Vec::new();
     for edit in 0..1 + usize::from(byte(0)) % 3 {
         let base = 1 + edit * 4;
         let mut paths = Vec::new();
@@ -109,12 +93,7 @@ fn confused(mut input: Json, choices: &[u8]) -> (Json, Vec<Edit>) {
             break;
         };
         let change = change_of(node, byte(base + 2), byte(base + 3));
-        let edit = Edit {
-            path: path.clone(),
-            change,
-        };
-        input = apply(input, &edit);
-        edits.push(edit);
+        input = rewritten(input, path, &|node| made(node, &change));
     }
     // Every confused case gives one object an integer-like key: the
     // objects a port copies to its answer are among them.
@@ -133,18 +112,14 @@ fn confused(mut input: Json, choices: &[u8]) -> (Json, Vec<Edit>) {
             .map_or(0, <[_]>::len);
         let key =
             JsString::from(INTEGER_LIKE_KEYS[usize::from(byte(at + 2)) % INTEGER_LIKE_KEYS.len()]);
-        let edit = Edit {
-            path,
-            change: Change::AddKey(
-                key,
-                usize::from(byte(at + 3)) % (members + 1),
-                Json::Number(0.0),
-            ),
-        };
-        input = apply(input, &edit);
-        edits.push(edit);
+        let change = Change::AddKey(
+            key,
+            usize::from(byte(at + 3)) % (members + 1),
+            Json::Number(0.0),
+        );
+        input = rewritten(input, &path, &|node| made(node, &change));
     }
-    (input, edits)
+    input
 }
 
 /// Every node's path, in preorder (the root's is empty).
@@ -169,28 +144,9 @@ fn node_paths(value: &Json, path: &mut Vec<Step>, paths: &mut Vec<Vec<Step>>) {
     }
 }
 
-/// The node at `path`, if there is one (the first member of a repeated name).
-fn node_at<'a>(value: &'a Json, path: &[Step]) -> Option<&'a Json> {
-    let Some((step, rest)) = path.split_first() else {
-        return Some(value);
-    };
-    let child = match (step, value) {
-        (Step::Item(index), Json::Array(items)) => items.get(*index)?,
-        (Step::Member(name), Json::Object(members)) => {
-            &members.iter().find(|(key, _)| key == name)?.1
-        }
-        _ => return None,
-    };
-    node_at(child, rest)
-}
-
 fn change_of(node: &Json, what: u8, with: u8) -> Change {
     let members = node.as_object().map_or(0, <[_]>::len);
-    let replace = |index: usize| {
-        let replacement = value(VALUES[index % VALUES.len()]);
-        let other_type = type_of(&replacement) != type_of(node);
-        Change::Replace(replacement, other_type)
-    };
+    let replace = |index: usize| Change::Replace(value(VALUES[index % VALUES.len()]));
     match what % 16 {
         index @ 0..=11 => replace(usize::from(index)),
         12 | 13 => Change::Remove,
@@ -207,69 +163,14 @@ fn change_of(node: &Json, what: u8, with: u8) -> Change {
     }
 }
 
-fn type_of(value: &Json) -> &'static str {
-    match value {
-        Json::Null => "null",
-        Json::Bool(_) => "boolean",
-        Json::Number(_) => "number",
-        Json::String(_) => "string",
-        Json::Array(_) => "array",
-        Json::Object(_) => "object",
-    }
-}
-
 fn value(text: &str) -> Json {
     crate::js::json::parse(text).unwrap_or(Json::Null)
-}
-
-/// `input` with `edit` made, when its path is there (else unchanged).
-fn apply(input: Json, edit: &Edit) -> Json {
-    change_at(input, &edit.path, &edit.change).unwrap_or(Json::Null)
-}
-
-/// [`apply`] below one node; `None` for the node the edit removes.
-fn change_at(node: Json, path: &[Step], change: &Change) -> Option<Json> {
-    let Some((step, rest)) = path.split_first() else {
-        return made(node, change);
-    };
-    Some(match (step, node) {
-        (Step::Item(index), Json::Array(items)) => Json::Array(
-            items
-                .into_iter()
-                .enumerate()
-                .filter_map(|(at, item)| {
-                    if at == *index {
-                        change_at(item, rest, change)
-                    } else {
-                        Some(item)
-                    }
-                })
-                .collect(),
-        ),
-        (Step::Member(name), Json::Object(members)) => {
-            let mut seen = false;
-            Json::Object(
-                members
-                    .into_iter()
-                    .filter_map(|(key, item)| {
-                        if !seen && key == *name {
-                            seen = true;
-                            change_at(item, rest, change).map(|item| (key, item))
-                        } else {
-                            Some((key, item))
-                        }
-                    })
-                    .collect(),
-            )
-        }
-        (_, other) => other,
-    })
 }
 
 /// The node `change` makes of `node`; `None` removes it.
 fn made(node: Json, change: &Change) -> Option<Json> {
     match change {
-        Change::Replace(replacement, _) => Some(replacement.clone()),
+        Change::Replace(replacement) => Some(replacement.clone()),
         Change::Remove => None,
         Change::AddKey(key, at, value) => match node {
             Json::Object(mut members) => {

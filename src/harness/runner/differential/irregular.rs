@@ -144,15 +144,35 @@ fn irregular_value(
 /// that a removed item leaves the paths before it in place).
 pub fn repaired(mut input: Json, repairs: &[&Irregularity]) -> Json {
     for irregularity in repairs.iter().rev() {
-        input = repaired_at(input, &irregularity.path, irregularity.repair.as_ref())
-            .unwrap_or(Json::Null);
+        input = rewritten(input, &irregularity.path, &|_| irregularity.repair.clone());
     }
     input
 }
 
-fn repaired_at(node: Json, path: &[Step], repair: Option<&Json>) -> Option<Json> {
+/// The node at `path`, if there is one.
+pub fn node_at<'a>(value: &'a Json, path: &[Step]) -> Option<&'a Json> {
     let Some((step, rest)) = path.split_first() else {
-        return repair.cloned();
+        return Some(value);
+    };
+    let child = match (step, value) {
+        (Step::Item(index), Json::Array(items)) => items.get(*index)?,
+        (Step::Member(name), Json::Object(members)) => {
+            &members.iter().rev().find(|(key, _)| key == name)?.1
+        }
+        _ => return None,
+    };
+    node_at(child, rest)
+}
+
+/// `input` with the node at `path` replaced by what `change` makes of it
+/// (`None` removes it); unchanged where the path is not there.
+pub fn rewritten(input: Json, path: &[Step], change: &dyn Fn(Json) -> Option<Json>) -> Json {
+    rewritten_at(input, path, change).unwrap_or(Json::Null)
+}
+
+fn rewritten_at(node: Json, path: &[Step], change: &dyn Fn(Json) -> Option<Json>) -> Option<Json> {
+    let Some((step, rest)) = path.split_first() else {
+        return change(node);
     };
     Some(match (step, node) {
         (Step::Item(index), Json::Array(items)) => Json::Array(
@@ -161,7 +181,7 @@ fn repaired_at(node: Json, path: &[Step], repair: Option<&Json>) -> Option<Json>
                 .enumerate()
                 .filter_map(|(at, item)| {
                     if at == *index {
-                        repaired_at(item, rest, repair)
+                        rewritten_at(item, rest, change)
                     } else {
                         Some(item)
                     }
@@ -176,7 +196,7 @@ fn repaired_at(node: Json, path: &[Step], repair: Option<&Json>) -> Option<Json>
                     .enumerate()
                     .filter_map(|(at, (key, item))| {
                         if Some(at) == last {
-                            repaired_at(item, rest, repair).map(|item| (key, item))
+                            rewritten_at(item, rest, change).map(|item| (key, item))
                         } else {
                             Some((key, item))
                         }

@@ -487,7 +487,7 @@ fn candidates_op(features: Features, input: &Json, remote: bool, listing: Listin
         Some(_) => return Err(Outcome::internal("input.query must be a string")),
     };
     let agent = input.get("agent").unwrap_or(&Json::Null);
-    let listed = Records::read(listing, agent.get("id"), agent.get("cwd"))?;
+    let listed = Records::read(listing, agent.get("id"), agent.get("cwd"), features)?;
     listed.check_query(query.units(), features)?;
     let (records, stand_ins) = listed.split();
     let index = CandidateIndex::new(records);

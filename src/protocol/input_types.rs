@@ -445,8 +445,26 @@ const REQUIRED: &[(&str, &[&str])] = &[
         ],
     ),
     ("config/check", &["config"]),
-    ("candidates/list", &["agent", "agent.id", "sessions"]),
-    ("candidates/remote", &["agent", "agent.id", "sessions"]),
+    (
+        "candidates/list",
+        &[
+            "agent",
+            "agent.id",
+            "sessions",
+            "sessions[].id",
+            "sessions[].createdAt",
+        ],
+    ),
+    (
+        "candidates/remote",
+        &[
+            "agent",
+            "agent.id",
+            "sessions",
+            "sessions[].id",
+            "sessions[].createdAt",
+        ],
+    ),
     ("files/token", &["line"]),
     (
         "files/format",
@@ -570,7 +588,8 @@ pub fn typed_value(ty: Type, value: Json) -> Json {
 ///   once, and upstream reads titles by id, so the repeated records' own
 ///   titles are not what it shows);
 /// - a candidate listing that is not an array, a listed session that is
-///   not an object or has no `id`, a listed `cwd` of `null`;
+///   not an object (a listed session without `id`, and a listed `cwd` of
+///   `null`, are the protocol's: see `listing.rs`);
 /// - a candidate op's or `pre-step`'s `agent` absent or `null` (`prepare`
 ///   reads `agent.id` first thing, in every host: `INTERNAL`);
 /// - a `spill.mode` other than `"saves"`, `"fails"`, `"unconfigured"` or
@@ -608,15 +627,6 @@ pub fn outside_the_contract(op: &str, input: &Json) -> Option<&'static str> {
     };
     if listing.iter().any(|record| record.as_object().is_none()) {
         return Some("a listed session is not an object (a host lists session objects)");
-    }
-    if listing.iter().any(|record| record.get("id").is_none()) {
-        return Some("a listed session has no id (a host lists each session with its id)");
-    }
-    if listing
-        .iter()
-        .any(|record| record.get("cwd") == Some(&Json::Null))
-    {
-        return Some("a listed cwd is null (a host leaves an unknown cwd out)");
     }
     let ids: Vec<&Json> = listing
         .iter()
@@ -769,6 +779,20 @@ mod tests {
                     "{op}: agent"
                 );
             }
+            if op.starts_with("candidates/") {
+                let listed = schema
+                    .get("$defs")
+                    .and_then(|defs| defs.get("session-listing"))
+                    .and_then(|listing| listing.get("items"))
+                    .and_then(|item| item.get("required"))
+                    .and_then(Json::as_array)
+                    .expect("the listed session's required members");
+                assert!(
+                    listed.iter().filter_map(Json::as_js_str).all(|name| paths
+                        .contains(&format!("sessions[].{}", name.to_string_lossy()).as_str())),
+                    "{op}: listed session"
+                );
+            }
             if top.iter().any(|name| name == "messages") {
                 assert!(
                     required("message")
@@ -824,12 +848,7 @@ mod tests {
         );
         assert!(outside("candidates/list", &repeated).is_some());
         assert!(outside("candidates/remote", &repeated).is_some());
-        for listing in [
-            r#""sessions":{}"#,
-            r#""sessions":[0]"#,
-            r#""sessions":[{}]"#,
-            r#""sessions":[{"id":"a","cwd":null}]"#,
-        ] {
+        for listing in [r#""sessions":{}"#, r#""sessions":[0]"#] {
             assert!(
                 outside("candidates/list", &format!("{{{agent},{listing}}}")).is_some(),
                 "{listing}"
@@ -842,7 +861,7 @@ mod tests {
             outside(
                 "candidates/list",
                 &format!(
-                    r#"{{{agent},"sessions":[{{"id":5,"cwd":3}},{{"id":"b","title":null}}]}}"#
+                    r#"{{{agent},"sessions":[{{"id":5,"cwd":3}},{{"id":"b","title":null}},{{}},{{"id":"c","cwd":null}}]}}"#
                 )
             ),
             None

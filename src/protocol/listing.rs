@@ -83,18 +83,25 @@ pub struct StandIns {
     /// The agent's cwd as the index compares it: a string as it is, another
     /// value the stand-in of the listed cwds strictly equal to it.
     agent_cwd: Option<JsString>,
-    /// Each stand-in with the listed value it replaces.
-    values: Vec<(JsString, Json)>,
+    /// Each stand-in with the listed value it replaces; `None` for an
+    /// absent id (JavaScript's `undefined`).
+    values: Vec<(JsString, Option<Json>)>,
 }
 
 impl Records {
     /// Reads `listing` for an agent whose id and cwd are `agent_id` and
     /// `agent_cwd` (absent: `None`, JavaScript's `undefined`). A listed
-    /// session without an id is outside the protocol: `INTERNAL`.
+    /// session without an id is one whose id is `undefined`: left out when
+    /// the agent has no id either, copied without `sessionId`, and a
+    /// `TypeError` where upstream lower-cases or encodes it (spec
+    /// `protocol.input-types.host`). With `display-title`, the release's
+    /// host reads a listed `cwd` of `null` as no cwd; before it, the host
+    /// hands the `null` on.
     pub fn read(
         listing: Listing<'_>,
         agent_id: Option<&Json>,
         agent_cwd: Option<&Json>,
+        features: Features,
     ) -> Result<Records, Outcome> {
         let not_array = || Outcome::internal("input.sessions must be an array");
         match listing {
@@ -103,21 +110,20 @@ impl Records {
                     .get("sessions")
                     .and_then(Json::as_array)
                     .ok_or_else(not_array)?;
-                Records::borrow(entries, agent_id, agent_cwd)
+                Records::borrow(
+                    Builder::new(entries.len(), agent_id, agent_cwd, features),
+                    entries,
+                )
             }
-            Listing::Taken(Some(Json::Array(entries))) => {
-                Records::take(entries, agent_id, agent_cwd)
-            }
+            Listing::Taken(Some(Json::Array(entries))) => Records::take(
+                Builder::new(entries.len(), agent_id, agent_cwd, features),
+                entries,
+            ),
             Listing::Taken(_) => Err(not_array()),
         }
     }
 
-    fn borrow(
-        entries: &[Json],
-        agent_id: Option<&Json>,
-        agent_cwd: Option<&Json>,
-    ) -> Result<Records, Outcome> {
-        let mut builder = Builder::new(entries.len(), agent_id, agent_cwd);
+    fn borrow(mut builder: Builder, entries: &[Json]) -> Result<Records, Outcome> {
         for entry in entries {
             let record = push_slot(&mut builder.records, VACANT_RECORD);
             record.created_at = entry.get("createdAt").cloned();
@@ -132,12 +138,7 @@ impl Records {
     /// record's slot (moving members through an array of fields and then
     /// the whole record was a tenth of the op's time). A later member of a
     /// name replaces an earlier one: `JSON.parse` keeps the last.
-    fn take(
-        entries: &mut [Json],
-        agent_id: Option<&Json>,
-        agent_cwd: Option<&Json>,
-    ) -> Result<Records, Outcome> {
-        let mut builder = Builder::new(entries.len(), agent_id, agent_cwd);
+    fn take(mut builder: Builder, entries: &mut [Json]) -> Result<Records, Outcome> {
         for entry in entries.iter_mut() {
             let record = push_slot(&mut builder.records, VACANT_RECORD);
             let mut id = None;
@@ -191,7 +192,7 @@ impl Records {
                 |text: Option<&JsString>| text.and_then(|text| self.stand_ins.listed(text));
             let any = others().any(|record| {
                 listed(Some(&record.id)).is_some()
-                    || listed(record.cwd.as_ref()).is_some_and(|cwd| *cwd != Json::Null)
+                    || listed(record.cwd.as_ref()).is_some_and(is_not_null)
                     || listed(record.title.as_ref()).is_some()
                     || listed(record.subagent_label.as_ref()).is_some()
             });
@@ -209,7 +210,7 @@ impl Records {
             let cwd = record.cwd.as_ref();
             // `cwd?.toLocaleLowerCase()`: a `null` cwd is skipped.
             let listed_cwd = cwd.and_then(|cwd| self.stand_ins.listed(cwd));
-            if listed_cwd.is_some_and(|cwd| *cwd != Json::Null) {
+            if listed_cwd.is_some_and(is_not_null) {
                 return Err(not_text());
             }
             if cwd.is_some_and(holds) {
@@ -252,7 +253,8 @@ impl StandIns {
         !self.values.is_empty()
     }
 
-    fn listed(&self, text: &JsString) -> Option<&Json> {
+    /// The listed value `text` stands in for (`Some(None)`: an absent id).
+    fn listed(&self, text: &JsString) -> Option<&Option<Json>> {
         if text.units().first() != Some(&STAND_IN_UNIT) {
             return None;
         }
@@ -263,9 +265,11 @@ impl StandIns {
     }
 
     /// A candidate's answer with the listed values back in place of their
-    /// stand-ins; with `remote`, a label that is not a string fails
-    /// upstream's mention (`INTERNAL`), and a listed id of another type is
-    /// encoded as upstream encodes any value.
+    /// stand-ins, a member whose listed value is absent left out (as
+    /// `JSON.stringify` leaves out `undefined`); with `remote`, a label that
+    /// is not a string fails upstream's mention (`INTERNAL`), and a listed id
+    /// of another type is encoded as upstream encodes any value, an absent
+    /// one failing (`JSON.stringify(undefined)` is no text to encode).
     pub fn answer(
         &self,
         candidate: &Candidate<'_>,
@@ -284,18 +288,26 @@ impl StandIns {
             ));
         }
         let listed_id = self.listed(&record.id);
+        if remote && listed_id.is_some_and(Option::is_none) {
+            return Err(Outcome::internal(
+                "a candidate has no id: JSON.stringify(undefined) is no text to encode",
+            ));
+        }
         if let Json::Object(members) = &mut json {
-            for (key, value) in members.iter_mut() {
+            members.retain_mut(|(key, value)| {
                 if let Json::String(text) = value {
-                    if let Some(listed) = self.listed(text) {
-                        *value = listed.clone();
+                    match self.listed(text) {
+                        Some(Some(listed)) => *value = listed.clone(),
+                        Some(None) => return false,
+                        None => {}
                     }
                 }
-                if let (true, Some(id)) = (key.is("mention"), listed_id) {
+                if let (true, Some(Some(id))) = (key.is("mention"), listed_id) {
                     let encoded = uri::encode_value(id);
                     *value = Json::String(mention::format_encoded(mention_label.units(), &encoded));
                 }
-            }
+                true
+            });
         }
         Ok(json)
     }
@@ -307,12 +319,15 @@ struct Builder {
     records: Vec<SessionRecord>,
     /// The listed values of another type than string: the record, which
     /// field, the value.
-    others: Vec<(usize, Field, Json)>,
+    others: Vec<(usize, Field, Option<Json>)>,
     /// The longest string of the listing's ids, titles and cwds and the
     /// agent's id and cwd.
     longest: usize,
     agent_id: Option<Json>,
     agent_cwd: Option<Json>,
+    /// Whether the release's host reads a listed `cwd` of `null` as none
+    /// (`display-title`).
+    null_cwd_is_none: bool,
 }
 
 /// The fields of a record a listed value of another type stands in.
@@ -325,7 +340,12 @@ enum Field {
 }
 
 impl Builder {
-    fn new(count: usize, agent_id: Option<&Json>, agent_cwd: Option<&Json>) -> Builder {
+    fn new(
+        count: usize,
+        agent_id: Option<&Json>,
+        agent_cwd: Option<&Json>,
+        features: Features,
+    ) -> Builder {
         let text_len =
             |value: Option<&Json>| value.and_then(Json::as_js_str).map_or(0, JsString::len);
         Builder {
@@ -334,6 +354,7 @@ impl Builder {
             longest: text_len(agent_id).max(text_len(agent_cwd)),
             agent_id: agent_id.cloned(),
             agent_cwd: agent_cwd.cloned(),
+            null_cwd_is_none: features.display_title,
         }
     }
 
@@ -348,7 +369,16 @@ impl Builder {
     ) -> Result<(), Outcome> {
         let index = self.records.len().saturating_sub(1);
         let id = match id {
-            None => return Err(Outcome::internal("a session has no id")),
+            // `record.id !== agent.id`: `undefined` is the agent's own id
+            // only when the agent has none either.
+            None if self.agent_id.is_none() => {
+                self.records.pop();
+                return Ok(());
+            }
+            None => {
+                self.others.push((index, Field::Id, None));
+                JsString::EMPTY
+            }
             Some(Listed::Taken(Json::String(id))) => id,
             Some(Listed::Borrowed(Json::String(id))) => id.clone(),
             Some(listed) => {
@@ -360,7 +390,8 @@ impl Builder {
                     self.records.pop();
                     return Ok(());
                 }
-                self.others.push((index, Field::Id, listed.into_value()));
+                self.others
+                    .push((index, Field::Id, Some(listed.into_value())));
                 JsString::EMPTY
             }
         };
@@ -368,7 +399,7 @@ impl Builder {
         // label a label; a cwd of another type, `null` included, is still a
         // cwd (`cwd === agentCwd`).
         let title = self.text_or_stand_in(index, Field::Title, title, true);
-        let cwd = self.text_or_stand_in(index, Field::Cwd, cwd, false);
+        let cwd = self.text_or_stand_in(index, Field::Cwd, cwd, self.null_cwd_is_none);
         let subagent_label =
             self.text_or_stand_in(index, Field::SubagentLabel, subagent_label, true);
         let text_len = |text: &Option<JsString>| text.as_ref().map_or(0, JsString::len);
@@ -402,7 +433,7 @@ impl Builder {
             Some(Json::Null) if null_is_absent => None,
             Some(Json::String(text)) => Some(text),
             Some(value) => {
-                self.others.push((index, field, value));
+                self.others.push((index, field, Some(value)));
                 Some(JsString::EMPTY)
             }
         }
@@ -419,14 +450,14 @@ impl Builder {
             units.extend(position.to_string().encode_utf16());
             JsString::from_units(units)
         };
-        let mut values: Vec<(JsString, Json)> = Vec::with_capacity(self.others.len());
+        let mut values: Vec<(JsString, Option<Json>)> = Vec::with_capacity(self.others.len());
         // The stand-ins of the cwds so far, to share among equal ones.
         let mut cwds: Vec<usize> = Vec::new();
         for (index, field, value) in self.others {
             let shared = (field == Field::Cwd)
                 .then(|| {
                     cwds.iter()
-                        .find(|at| strictly_equal(&values[**at].1, &value))
+                        .find(|at| both_strictly_equal(&values[**at].1, &value))
                         .map(|at| values[*at].0.clone())
                 })
                 .flatten();
@@ -456,7 +487,12 @@ impl Builder {
             // Equal to the listed cwds strictly equal to it, else to none.
             Some(other) => Some(
                 cwds.iter()
-                    .find(|at| strictly_equal(&values[**at].1, &other))
+                    .find(|at| {
+                        values[**at]
+                            .1
+                            .as_ref()
+                            .is_some_and(|listed| strictly_equal(listed, &other))
+                    })
                     .map_or_else(
                         || JsString::from_units(run.clone()),
                         |at| values[*at].0.clone(),
@@ -477,6 +513,16 @@ impl Builder {
             },
         }
     }
+}
+
+/// [`strictly_equal`] between two listed values, neither absent.
+fn both_strictly_equal(a: &Option<Json>, b: &Option<Json>) -> bool {
+    matches!((a, b), (Some(a), Some(b)) if strictly_equal(a, b))
+}
+
+/// Whether a listed value is anything but `null` (`cwd?.` skips `null`).
+fn is_not_null(listed: &Option<Json>) -> bool {
+    listed.as_ref() != Some(&Json::Null)
 }
 
 /// JavaScript's `===` between two values `JSON.parse` built, neither a

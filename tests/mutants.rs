@@ -601,6 +601,9 @@ mutants! {
     cancel_before_validation => "cancel-before-validation",
     read_failure_over_cancel => "read-failure-over-cancel",
     sequential_messages => "sequential-messages",
+    stats_compacted_missing => "stats-compacted-missing",
+    data_cwd_null => "data-cwd-null",
+    seq_null => "seq-null",
 }
 
 /// A mutant caught by `differential`: the first case that caught it, and

@@ -240,6 +240,36 @@ fn hang_past_the_timeout_fails_its_vector_and_the_run_goes_on() {
 }
 
 #[test]
+fn an_op_that_hung_twice_gets_no_more_vectors() {
+    // runner.slow: after two hangs of an op, its later vectors are not
+    // sent; the report names them.
+    let mut implementation =
+        External::new(&adapter_command(""), SHORT_TIMEOUT).with_grace(Duration::ZERO);
+    let report = run_on(
+        &mut implementation,
+        &["ok-1", "hang-1", "hang-2", "ok-2", "hang-3"],
+    );
+    drop(implementation);
+    assert_passed(&report, &["ok-1"]);
+    assert!(failure(&report, "hang-2").contains("no answer within 1s"));
+    for later in ["ok-2", "hang-3"] {
+        let id = vector_id(later);
+        let result = report.results.iter().find(|result| result.id == id);
+        assert_eq!(
+            result.map(|result| &result.status),
+            Some(&Status::SkippedAfterHangs)
+        );
+    }
+    assert_eq!(report.hangs.get("uri/encode"), Some(&2));
+    assert_eq!(report.not_waited, [vector_id("ok-2"), vector_id("hang-3")]);
+    assert_eq!(
+        report.hangs_line().as_deref(),
+        Some("hangs: uri/encode 2 (2 later vectors not sent: robust.ok-2, robust.hang-3)")
+    );
+    assert_eq!(report.summary(), "1 passed, 2 failed, 2 skipped");
+}
+
+#[test]
 fn hang_behind_a_shell_wrapper_is_killed_too() {
     // runner.restart: the hung process is killed, even when the command is a
     // shell line that does not `exec` the adapter (`sh -c 'node …; exit'`):

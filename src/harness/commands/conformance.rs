@@ -369,6 +369,9 @@ fn conformance(run: ConformanceRun) -> Exit {
         for (id, late) in &report.slow {
             say!("slow: {id} {late}");
         }
+        if let Some(hangs) = report.hangs_line() {
+            say!("{hangs}");
+        }
         say!("{}", report.summary());
     } else {
         let inputs = |id: &str| {

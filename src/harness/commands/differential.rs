@@ -6,7 +6,9 @@
 
 use super::output::say;
 use super::{Exit, Format};
-use crate::harness::runner::adapter::{default_grace, BuiltIn, External, Implementation};
+use crate::harness::runner::adapter::{
+    default_grace, BuiltIn, External, Implementation, MAX_HANGS_PER_OP,
+};
 use crate::harness::runner::differential::{self, corpus};
 use crate::harness::runner::vectors::Suite;
 use crate::js::json;
@@ -240,12 +242,12 @@ fn differential(run: DifferentialRun) -> Exit {
         // spec runner.slow: what a hang can cost, said before it does.
         let hang = run.timeout + run.grace;
         let shrink = run.timeout * differential::HANG_SHRINK_PROBES as u32;
-        let bound = hang * (differential::MAX_HANGS_PER_OP * plan.ops.len() as u64) as u32 + shrink;
+        let bound = hang * (MAX_HANGS_PER_OP * plan.ops.len() as u64) as u32 + shrink;
         say!(
             "waiting: {} s for an answer, then {} s more (an answer then is compared and reported slow; none is a hang); an op hangs at most {} times, a hang shrinks in at most {} probes of {} s: at most {} s waited on hangs in all",
             run.timeout.as_secs(),
             run.grace.as_secs(),
-            differential::MAX_HANGS_PER_OP,
+            MAX_HANGS_PER_OP,
             differential::HANG_SHRINK_PROBES,
             run.timeout.as_secs(),
             bound.as_secs()

@@ -220,6 +220,11 @@ pub fn is_hang(problem: &str) -> bool {
     problem.starts_with(NO_ANSWER)
 }
 
+/// After this many hangs of one op, the runner stops waiting the grace
+/// period for it (spec `runner.slow`): `conformance` waits its later
+/// vectors the timeout only, `differential` sends no more of its cases.
+pub const MAX_HANGS_PER_OP: u64 = 2;
+
 /// How a hang's protocol failure begins.
 const NO_ANSWER: &str = "no answer within";
 

@@ -481,6 +481,10 @@ enum EditKind {
     MemberMissing(String),
     /// A member the actual value has and the expected lacks.
     MemberExtra(String),
+    /// `null` written as a member's value where the expected value has
+    /// another value or no such member: one cause whatever upstream wrote
+    /// there (a port's absent value written as `null`).
+    NullWritten(String),
     /// A member written under another name (not a case-style change).
     MemberReplaced { expected: String, actual: String },
     /// The same members in another order.
@@ -530,6 +534,7 @@ impl EditKind {
                 self,
                 EditKind::MemberMissing(_)
                     | EditKind::MemberExtra(_)
+                    | EditKind::NullWritten(_)
                     | EditKind::MemberReplaced { .. }
             )
     }
@@ -546,6 +551,7 @@ impl fmt::Display for EditKind {
             EditKind::Renamed { from, to } => write!(f, "members renamed {from} → {to}"),
             EditKind::MemberMissing(key) => write!(f, "member {key} missing"),
             EditKind::MemberExtra(key) => write!(f, "member {key} extra"),
+            EditKind::NullWritten(key) => write!(f, "null written at {key}"),
             EditKind::MemberReplaced { expected, actual } => {
                 write!(f, "member {expected} written as {actual}")
             }
@@ -677,14 +683,20 @@ fn collect(path: &mut Vec<Step>, expected: &Json, actual: &Json, found: &mut Vec
         (Json::Number(_), Json::Number(_)) => record(found, path, EditKind::NumberChanged),
         (Json::Bool(x), Json::Bool(y)) if x != y => record(found, path, EditKind::BooleanChanged),
         (x, y) if x == y => {}
-        (x, y) => record(
-            found,
-            path,
-            EditKind::Type {
-                expected: type_name(x),
-                actual: type_name(y),
-            },
-        ),
+        (x, y) => {
+            let member = match path.last() {
+                Some(Step::Member(name)) if is_plain(name) => Some(name),
+                _ => None,
+            };
+            let kind = match (y, member) {
+                (Json::Null, Some(name)) => EditKind::NullWritten(name.clone()),
+                _ => EditKind::Type {
+                    expected: type_name(x),
+                    actual: type_name(y),
+                },
+            };
+            record(found, path, kind);
+        }
     }
 }
 
@@ -712,6 +724,11 @@ fn member_edit(expected: &[(JsString, Json)], actual: &[(JsString, Json)]) -> Op
         .filter(|(key, _)| !has(expected, key))
         .map(|(key, _)| key.to_string_lossy())
         .collect();
+    // The only extra member is `null` and every other member is there.
+    let extra_null = extra.len() == 1
+        && actual
+            .iter()
+            .any(|(key, value)| *value == Json::Null && !has(expected, key));
     let without_indices = |members: &[(JsString, Json)]| -> Vec<Vec<u16>> {
         members
             .iter()
@@ -733,6 +750,7 @@ fn member_edit(expected: &[(JsString, Json)], actual: &[(JsString, Json)]) -> Op
             actual: came.clone(),
         },
         (Some(gone), None) => EditKind::MemberMissing(gone.clone()),
+        (None, Some(came)) if extra_null => EditKind::NullWritten(came.clone()),
         (None, Some(came)) => EditKind::MemberExtra(came.clone()),
     })
 }
@@ -1269,8 +1287,24 @@ mod tests {
             cause_of("retain", r#"{"stats":{"a":1.5}}"#, r#"{"stats":{"a":2}}"#),
             "snapshot: number changed at a"
         );
+        // null written for a value of any type, or for no member: one
+        // cause (a port's absent value written as null).
+        for (expected, actual) in [
+            (r#"{"a":"x"}"#, r#"{"a":null}"#),
+            (r#"{"a":{"b":1}}"#, r#"{"a":null}"#),
+            (r#"{}"#, r#"{"a":null}"#),
+        ] {
+            assert_eq!(
+                cause_of("config/check", expected, actual),
+                "config: null written at a"
+            );
+        }
         assert_eq!(
-            cause_of("config/check", r#"{"a":"x"}"#, r#"{"a":null}"#),
+            cause_of("config/check", r#"{"a":null}"#, r#"{"a":"x"}"#),
+            "config: string instead of null at a"
+        );
+        assert_eq!(
+            cause_of("config/check", r#"{"a":["x"]}"#, r#"{"a":[null]}"#),
             "config: null instead of string at a"
         );
         assert_eq!(cause_of("retain", r#"{"a":[1]}"#, r#"{"a":[1.0]}"#), "");

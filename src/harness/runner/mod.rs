@@ -19,6 +19,7 @@ use crate::js::json::{self, Json};
 use crate::js::JsString;
 use crate::protocol::wire::{Outcome, UNSUPPORTED};
 use adapter::{Description, Implementation};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use vectors::{Expect, Suite, Vector};
@@ -45,6 +46,9 @@ pub enum Status {
     SkippedFilter,
     /// A cost vector, run only with `--cost` (spec `runner.cost`).
     SkippedCost,
+    /// Not sent: its op had hung [`adapter::MAX_HANGS_PER_OP`] times
+    /// (spec `runner.slow`).
+    SkippedAfterHangs,
 }
 
 impl Status {
@@ -58,6 +62,7 @@ impl Status {
             Status::SkippedUnsupported => Some("answered UNSUPPORTED"),
             Status::SkippedFilter => Some("not matched by the filter"),
             Status::SkippedCost => Some("cost vector (run with --cost)"),
+            Status::SkippedAfterHangs => Some("not sent: its op hung twice"),
         }
     }
 
@@ -233,9 +238,46 @@ pub struct Report {
     /// The vectors answered after the timeout, within the grace period
     /// (spec `runner.slow`): compared as usual, and named.
     pub slow: Vec<(String, adapter::Slow)>,
+    /// How often each op hung (spec `runner.slow`).
+    pub hangs: BTreeMap<String, u64>,
+    /// The vectors not sent because their op had hung
+    /// [`adapter::MAX_HANGS_PER_OP`] times (spec `runner.slow`), in suite
+    /// order.
+    pub not_waited: Vec<String>,
 }
 
 impl Report {
+    /// `hangs: OP N (K later vectors not sent: ID, …)`, when an op hung
+    /// (spec `runner.slow`).
+    pub fn hangs_line(&self) -> Option<String> {
+        let listed: Vec<String> = self
+            .hangs
+            .iter()
+            .map(|(op, hangs)| {
+                let not_waited: Vec<&str> = self
+                    .not_waited
+                    .iter()
+                    .filter(|id| {
+                        self.results
+                            .iter()
+                            .any(|result| &result.id == *id && &result.op == op)
+                    })
+                    .map(String::as_str)
+                    .collect();
+                if not_waited.is_empty() {
+                    format!("{op} {hangs}")
+                } else {
+                    format!(
+                        "{op} {hangs} ({} later vectors not sent: {})",
+                        not_waited.len(),
+                        not_waited.join(", ")
+                    )
+                }
+            })
+            .collect();
+        (!listed.is_empty()).then(|| format!("hangs: {}", listed.join("; ")))
+    }
+
     /// Vectors that passed.
     pub fn passed(&self) -> usize {
         self.count(|status| matches!(status, Status::Passed))
@@ -384,15 +426,28 @@ pub fn run(
             / 5,
     );
     let mut slow = Vec::new();
+    let mut hangs: BTreeMap<String, u64> = BTreeMap::new();
+    let mut not_waited = Vec::new();
     let mut report = run_with(suite, on_result, |vector| {
         selection.gate(vector, &declared, &description.capabilities)?;
+        // spec runner.slow: an op that hung twice is not waited for again.
+        if hangs.get(&vector.op).copied().unwrap_or(0) >= adapter::MAX_HANGS_PER_OP {
+            not_waited.push(vector.id.clone());
+            return Err(Status::SkippedAfterHangs);
+        }
         let answer = implementation.call(&vector.op, &vector.input);
         if let Some(late) = implementation.take_slow() {
             slow.push((vector.id.clone(), late));
         }
+        let hung = matches!(&answer, Err(problem) if adapter::is_hang(problem));
         let mut status = check(vector, answer);
         if let Status::Failed(detail) = &mut status {
             detail.stderr = implementation.take_stderr();
+        }
+        if hung {
+            // A hang is not probed: every probe would wait again.
+            *hangs.entry(vector.op.clone()).or_default() += 1;
+        } else if let Status::Failed(detail) = &mut status {
             // spec runner.probes: a failure is traced to the lowest op that
             // already answers wrong, within a fifth of the run's requests.
             let own = detail.all_causes(&vector.op);
@@ -415,6 +470,8 @@ pub fn run(
     });
     report.probes = prober.sent();
     report.slow = slow;
+    report.hangs = hangs;
+    report.not_waited = not_waited;
     report
 }
 

@@ -81,7 +81,7 @@ pub fn skip_breakdown(report: &Report) -> Option<String> {
             continue;
         };
         let key = match result.status {
-            Status::SkippedUnsupported => result.op.clone(),
+            Status::SkippedUnsupported | Status::SkippedAfterHangs => result.op.clone(),
             Status::SkippedCapability => result.requires.join(" and "),
             Status::SkippedFilter | Status::SkippedNotSelected => String::new(),
             _ => result.features.join(" and "),
@@ -399,6 +399,13 @@ pub struct JsonReport {
     /// (spec `runner.slow`); absent when none was.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub slow: Vec<JsonSlow>,
+    /// How often each op hung (spec `runner.slow`); absent when none did.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub hangs: BTreeMap<String, u64>,
+    /// The vectors not sent because their op had hung twice (spec
+    /// `runner.slow`); absent when none was.
+    #[serde(rename = "notWaited", skip_serializing_if = "Vec::is_empty")]
+    pub not_waited: Vec<String>,
     /// One entry per vector, in suite order.
     pub results: Vec<JsonResult>,
 }
@@ -443,6 +450,9 @@ pub struct SkipCounts {
     pub filter: usize,
     /// Cost vectors, run only with `--cost`.
     pub cost: usize,
+    /// Not sent: the op had hung twice (spec `runner.slow`).
+    #[serde(rename = "afterHangs")]
+    pub after_hangs: usize,
 }
 
 /// How a run compares with a baseline of known failures.
@@ -697,6 +707,7 @@ pub fn to_json(
             unsupported: report.count_of(&Status::SkippedUnsupported),
             filter: report.count_of(&Status::SkippedFilter),
             cost: report.count_of(&Status::SkippedCost),
+            after_hangs: report.count_of(&Status::SkippedAfterHangs),
         },
         failing_rules: failing_rules(report),
         causes: causes(report),
@@ -710,6 +721,8 @@ pub fn to_json(
                 limit: late.limit.as_secs_f64(),
             })
             .collect(),
+        hangs: report.hangs.clone(),
+        not_waited: report.not_waited.clone(),
         results,
     }
 }
@@ -838,8 +851,7 @@ mod tests {
                 result("uri.decode.d", Status::SkippedFeature),
                 result("uri.decode.e", Status::SkippedCapability),
             ],
-            probes: 0,
-            slow: Vec::new(),
+            ..Report::default()
         }
     }
 
@@ -887,7 +899,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains(r#""skipped":{"feature":1,"capability":1,"notSelected":0,"unsupported":1,"filter":0,"cost":0}"#),
+            text.contains(r#""skipped":{"feature":1,"capability":1,"notSelected":0,"unsupported":1,"filter":0,"cost":0,"afterHangs":0}"#),
             "{text}"
         );
         assert!(text.contains(r#""file":"uri/decode.json""#), "{text}");

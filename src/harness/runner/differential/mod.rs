@@ -10,7 +10,7 @@ pub mod minimize;
 pub mod order;
 pub mod requests;
 
-use super::adapter::{is_hang, Description, Implementation, Slow};
+use super::adapter::{is_hang, Description, Implementation, Slow, MAX_HANGS_PER_OP};
 use super::causes::Cause;
 use super::diff;
 pub use super::ops::{known_ops, reference_features};
@@ -679,11 +679,27 @@ impl Summary {
                 if planned == 0 || not_implemented || compared * 100 >= planned * STARVED_PERCENT {
                     return None;
                 }
-                let reason = self
+                // What kept most cases out: a reason of the contract, or a
+                // side's `UNSUPPORTED` to some of them.
+                let reasons = self
                     .kept_out
                     .get(op)
-                    .and_then(|reasons| reasons.iter().max_by_key(|(_, count)| **count))
-                    .map_or_else(|| "the run ended".to_owned(), |(why, _)| why.clone());
+                    .into_iter()
+                    .flatten()
+                    .map(|(why, count)| (*count, why.clone()));
+                let unsupported_by_side = self
+                    .not_implemented_by_side()
+                    .filter(|(side_op, _, _)| side_op == op)
+                    .map(|(_, side, cases)| {
+                        (
+                            cases,
+                            format!("{side} answered UNSUPPORTED to {cases} of {drawn} cases"),
+                        )
+                    });
+                let reason = reasons
+                    .chain(unsupported_by_side)
+                    .max_by_key(|(count, _)| *count)
+                    .map_or_else(|| "the run ended".to_owned(), |(_, why)| why);
                 Some(Starved {
                     op,
                     planned,
@@ -746,7 +762,8 @@ pub struct Starved {
     pub planned: u64,
     /// Its cases compared.
     pub compared: u64,
-    /// What kept most of the others out: the member or capability.
+    /// What kept most of the others out: the member or capability, or a
+    /// side's `UNSUPPORTED`.
     pub reason: String,
 }
 
@@ -759,10 +776,6 @@ impl fmt::Display for Starved {
         )
     }
 }
-
-/// After this many hangs of one op, its later cases are not sent (spec
-/// `runner.slow`): each hang waits the timeout and the grace period.
-pub const MAX_HANGS_PER_OP: u64 = 2;
 
 /// Why an op's later cases were not sent after its hangs.
 const HUNG_TOO_OFTEN: &str = "a side hung on it twice: later cases not sent";
@@ -1603,6 +1616,42 @@ mod tests {
     use super::*;
     use crate::features::Features;
     use crate::harness::runner::adapter::BuiltIn;
+
+    /// runner.differential.reach: a starved op names what kept most of its
+    /// cases out, a side's `UNSUPPORTED` to part of them included.
+    #[test]
+    fn a_starved_op_names_what_kept_most_cases_out() {
+        let op = "candidates/remote";
+        let summary = Summary {
+            drawn: BTreeMap::from([(op, 300)]),
+            not_implemented: BTreeMap::from([(op, [0, 295])]),
+            kept_out: BTreeMap::from([(
+                op,
+                BTreeMap::from([("the listing repeats a session id".to_owned(), 3)]),
+            )]),
+            per_op: BTreeMap::from([(op, (0, 0))]),
+            ..Summary::default()
+        };
+        let starved = summary.starved();
+        assert_eq!(starved.len(), 1);
+        assert_eq!(
+            starved[0].reason,
+            "B answered UNSUPPORTED to 295 of 300 cases"
+        );
+        let fewer = Summary {
+            not_implemented: BTreeMap::from([(op, [0, 2])]),
+            per_op: BTreeMap::from([(op, (1, 1))]),
+            kept_out: BTreeMap::from([(
+                op,
+                BTreeMap::from([("the listing repeats a session id".to_owned(), 290)]),
+            )]),
+            ..summary
+        };
+        assert_eq!(
+            fewer.starved()[0].reason,
+            "the listing repeats a session id"
+        );
+    }
 
     /// runner.differential.operation: a time limit that has passed, or an
     /// interrupt, stops the run before the next case, and the summary says

@@ -240,10 +240,6 @@ pub struct Report {
     pub slow: Vec<(String, adapter::Slow)>,
     /// How often each op hung (spec `runner.slow`).
     pub hangs: BTreeMap<String, u64>,
-    /// The vectors not sent because their op had hung
-    /// [`adapter::MAX_HANGS_PER_OP`] times (spec `runner.slow`), in suite
-    /// order.
-    pub not_waited: Vec<String>,
 }
 
 impl Report {
@@ -255,14 +251,9 @@ impl Report {
             .iter()
             .map(|(op, hangs)| {
                 let not_waited: Vec<&str> = self
-                    .not_waited
-                    .iter()
-                    .filter(|id| {
-                        self.results
-                            .iter()
-                            .any(|result| &result.id == *id && &result.op == op)
-                    })
-                    .map(String::as_str)
+                    .not_waited()
+                    .filter(|result| &result.op == op)
+                    .map(|result| result.id.as_str())
                     .collect();
                 if not_waited.is_empty() {
                     format!("{op} {hangs}")
@@ -276,6 +267,15 @@ impl Report {
             })
             .collect();
         (!listed.is_empty()).then(|| format!("hangs: {}", listed.join("; ")))
+    }
+
+    /// The vectors not sent because their op had hung
+    /// [`adapter::MAX_HANGS_PER_OP`] times (spec `runner.slow`), in suite
+    /// order.
+    pub fn not_waited(&self) -> impl Iterator<Item = &VectorResult> {
+        self.results
+            .iter()
+            .filter(|result| result.status == Status::SkippedAfterHangs)
     }
 
     /// Vectors that passed.
@@ -427,12 +427,10 @@ pub fn run(
     );
     let mut slow = Vec::new();
     let mut hangs: BTreeMap<String, u64> = BTreeMap::new();
-    let mut not_waited = Vec::new();
     let mut report = run_with(suite, on_result, |vector| {
         selection.gate(vector, &declared, &description.capabilities)?;
         // spec runner.slow: an op that hung twice is not waited for again.
         if hangs.get(&vector.op).copied().unwrap_or(0) >= adapter::MAX_HANGS_PER_OP {
-            not_waited.push(vector.id.clone());
             return Err(Status::SkippedAfterHangs);
         }
         let answer = implementation.call(&vector.op, &vector.input);
@@ -471,7 +469,6 @@ pub fn run(
     report.probes = prober.sent();
     report.slow = slow;
     report.hangs = hangs;
-    report.not_waited = not_waited;
     report
 }
 

@@ -722,7 +722,10 @@ pub fn to_json(
             })
             .collect(),
         hangs: report.hangs.clone(),
-        not_waited: report.not_waited.clone(),
+        not_waited: report
+            .not_waited()
+            .map(|result| result.id.clone())
+            .collect(),
         results,
     }
 }

@@ -420,6 +420,16 @@ pub fn needs_dynamic_inputs(op: &str, input: &Json) -> bool {
     first_ill_typed(op, input).is_some() || first_absent_required(op, input).is_some()
 }
 
+/// What `candidates/list` and `candidates/remote` require: the agent's id
+/// and each listed session's `id` and `createdAt`.
+const LISTING_REQUIRED: &[&str] = &[
+    "agent",
+    "agent.id",
+    "sessions",
+    "sessions[].id",
+    "sessions[].createdAt",
+];
+
 /// The members each op's input requires (`protocol.shapes`, as
 /// `conformance/schema/protocol-v1.schema.json` writes them): paths from
 /// the input, `[]` for every item of an array.
@@ -445,26 +455,8 @@ const REQUIRED: &[(&str, &[&str])] = &[
         ],
     ),
     ("config/check", &["config"]),
-    (
-        "candidates/list",
-        &[
-            "agent",
-            "agent.id",
-            "sessions",
-            "sessions[].id",
-            "sessions[].createdAt",
-        ],
-    ),
-    (
-        "candidates/remote",
-        &[
-            "agent",
-            "agent.id",
-            "sessions",
-            "sessions[].id",
-            "sessions[].createdAt",
-        ],
-    ),
+    ("candidates/list", LISTING_REQUIRED),
+    ("candidates/remote", LISTING_REQUIRED),
     ("files/token", &["line"]),
     (
         "files/format",
@@ -739,69 +731,76 @@ mod tests {
     use crate::js::json::parse;
 
     /// protocol.shapes: the required members are the protocol schema's
-    /// (each op's input, an agent's, a message's), not a copy that drifts.
+    /// (each op's input, and the agent, messages or listed sessions it
+    /// refers to), not a copy that drifts.
     #[test]
     fn the_required_members_are_the_schema_s() {
         let schema = parse(include_str!(
             "../../conformance/schema/protocol-v1.schema.json"
         ))
         .expect("the protocol schema");
-        let required = |definition: &str| -> Vec<String> {
-            schema
-                .get("$defs")
-                .and_then(|defs| defs.get(definition))
-                .and_then(|def| def.get("required"))
+        let definitions = schema.get("$defs").expect("$defs");
+        const NESTED: [&str; 3] = ["agent", "message", "session-listing"];
+        // The names a definition (or, with `items`, its items) requires.
+        let required = |definition: &Json| -> Vec<String> {
+            let shape = definition.get("items").unwrap_or(definition);
+            shape
+                .get("required")
                 .and_then(Json::as_array)
-                .map(|names| {
-                    names
-                        .iter()
-                        .filter_map(|name| name.as_js_str().map(|name| name.to_string_lossy()))
-                        .collect()
-                })
-                .unwrap_or_default()
+                .into_iter()
+                .flatten()
+                .filter_map(|name| name.as_js_str().map(|name| name.to_string_lossy()))
+                .collect()
         };
+        let mut missing = Vec::new();
         for (op, paths) in REQUIRED {
-            let top: Vec<String> = paths
+            let input = definitions
+                .get(&format!("input-{}", op.replace('/', "-")))
+                .expect("the op's input definition");
+            let mut top: Vec<String> = paths
                 .iter()
                 .filter(|path| !path.contains('.'))
                 .map(|path| (*path).to_owned())
                 .collect();
-            let mut expected = required(&format!("input-{}", op.replace('/', "-")));
-            let mut top_sorted = top.clone();
+            let mut expected = required(input);
             expected.sort();
-            top_sorted.sort();
-            assert_eq!(top_sorted, expected, "{op}");
-            if top.iter().any(|name| name == "agent") {
-                assert!(
-                    required("agent")
-                        .iter()
-                        .all(|name| paths.contains(&format!("agent.{name}").as_str())),
-                    "{op}: agent"
+            top.sort();
+            assert_eq!(top, expected, "{op}");
+            // A member whose schema refers to one of the definitions the
+            // table descends into: `agent.id`, `messages[].source`,
+            // `sessions[].id` (a snapshot's and a spill store's members
+            // are host members, `outside_the_contract`'s).
+            let properties = input.get("properties").and_then(Json::as_object);
+            for (member, property) in properties.into_iter().flatten() {
+                let referred = property.get("items").unwrap_or(property).get("$ref");
+                let Some(name) = referred
+                    .and_then(Json::as_js_str)
+                    .map(JsString::to_string_lossy)
+                else {
+                    continue;
+                };
+                let Some(name) = name
+                    .strip_prefix("#/$defs/")
+                    .filter(|name| NESTED.contains(name))
+                else {
+                    continue;
+                };
+                let definition = definitions.get(name).expect("a referred definition");
+                let items = property.get("items").or(definition.get("items")).is_some();
+                let prefix = format!(
+                    "{}{}.",
+                    member.to_string_lossy(),
+                    if items { "[]" } else { "" }
                 );
-            }
-            if op.starts_with("candidates/") {
-                let listed = schema
-                    .get("$defs")
-                    .and_then(|defs| defs.get("session-listing"))
-                    .and_then(|listing| listing.get("items"))
-                    .and_then(|item| item.get("required"))
-                    .and_then(Json::as_array)
-                    .expect("the listed session's required members");
-                assert!(
-                    listed.iter().filter_map(Json::as_js_str).all(|name| paths
-                        .contains(&format!("sessions[].{}", name.to_string_lossy()).as_str())),
-                    "{op}: listed session"
-                );
-            }
-            if top.iter().any(|name| name == "messages") {
-                assert!(
-                    required("message")
-                        .iter()
-                        .all(|name| paths.contains(&format!("messages[].{name}").as_str())),
-                    "{op}: message"
-                );
+                for nested in required(definition) {
+                    let path = format!("{prefix}{nested}");
+                    if !paths.contains(&path.as_str()) {
+                        missing.push(format!("{op}: {path}"));
+                    }
+                }
             }
         }
+        assert!(missing.is_empty(), "{missing:?}");
     }
 
     /// protocol.input-types: a member the protocol requires, left out,

@@ -52,13 +52,6 @@ enum Listed<'j> {
 }
 
 impl Listed<'_> {
-    fn get(&self) -> &Json {
-        match self {
-            Listed::Borrowed(value) => value,
-            Listed::Taken(value) => value,
-        }
-    }
-
     fn into_value(self) -> Json {
         match self {
             Listed::Borrowed(value) => value.clone(),
@@ -369,29 +362,17 @@ impl Builder {
     ) -> Result<(), Outcome> {
         let index = self.records.len().saturating_sub(1);
         let id = match id {
-            // `record.id !== agent.id`: `undefined` is the agent's own id
-            // only when the agent has none either.
-            None if self.agent_id.is_none() => {
-                self.records.pop();
-                return Ok(());
-            }
-            None => {
-                self.others.push((index, Field::Id, None));
-                JsString::EMPTY
-            }
             Some(Listed::Taken(Json::String(id))) => id,
             Some(Listed::Borrowed(Json::String(id))) => id.clone(),
-            Some(listed) => {
-                if self
-                    .agent_id
-                    .as_ref()
-                    .is_some_and(|agent| strictly_equal(agent, listed.get()))
-                {
+            // Another type, or absent (`undefined`): the agent's own session
+            // where `record.id !== agent.id` is false.
+            other => {
+                let listed = other.map(Listed::into_value);
+                if strictly_equal(self.agent_id.as_ref(), listed.as_ref()) {
                     self.records.pop();
                     return Ok(());
                 }
-                self.others
-                    .push((index, Field::Id, Some(listed.into_value())));
+                self.others.push((index, Field::Id, listed));
                 JsString::EMPTY
             }
         };
@@ -457,7 +438,7 @@ impl Builder {
             let shared = (field == Field::Cwd)
                 .then(|| {
                     cwds.iter()
-                        .find(|at| both_strictly_equal(&values[**at].1, &value))
+                        .find(|at| strictly_equal(values[**at].1.as_ref(), value.as_ref()))
                         .map(|at| values[*at].0.clone())
                 })
                 .flatten();
@@ -487,12 +468,7 @@ impl Builder {
             // Equal to the listed cwds strictly equal to it, else to none.
             Some(other) => Some(
                 cwds.iter()
-                    .find(|at| {
-                        values[**at]
-                            .1
-                            .as_ref()
-                            .is_some_and(|listed| strictly_equal(listed, &other))
-                    })
+                    .find(|at| strictly_equal(values[**at].1.as_ref(), Some(&other)))
                     .map_or_else(
                         || JsString::from_units(run.clone()),
                         |at| values[*at].0.clone(),
@@ -515,19 +491,18 @@ impl Builder {
     }
 }
 
-/// [`strictly_equal`] between two listed values, neither absent.
-fn both_strictly_equal(a: &Option<Json>, b: &Option<Json>) -> bool {
-    matches!((a, b), (Some(a), Some(b)) if strictly_equal(a, b))
-}
-
 /// Whether a listed value is anything but `null` (`cwd?.` skips `null`).
 fn is_not_null(listed: &Option<Json>) -> bool {
     listed.as_ref() != Some(&Json::Null)
 }
 
-/// JavaScript's `===` between two values `JSON.parse` built, neither a
-/// string: objects and arrays are never the same object.
-fn strictly_equal(agent: &Json, listed: &Json) -> bool {
+/// JavaScript's `===` between two values `JSON.parse` built (`None`:
+/// `undefined`), neither a string: objects and arrays are never the same
+/// object.
+fn strictly_equal(agent: Option<&Json>, listed: Option<&Json>) -> bool {
+    let (Some(agent), Some(listed)) = (agent, listed) else {
+        return agent.is_none() && listed.is_none();
+    };
     match (agent, listed) {
         (Json::Null, Json::Null) => true,
         (Json::Bool(a), Json::Bool(b)) => a == b,

@@ -441,11 +441,11 @@ pub fn run(
         let mut status = check(vector, answer);
         if let Status::Failed(detail) = &mut status {
             detail.stderr = implementation.take_stderr();
-        }
-        if hung {
-            // A hang is not probed: every probe would wait again.
-            *hangs.entry(vector.op.clone()).or_default() += 1;
-        } else if let Status::Failed(detail) = &mut status {
+            if hung {
+                // A hang is not probed: every probe would wait again.
+                *hangs.entry(vector.op.clone()).or_default() += 1;
+                return Ok(status);
+            }
             // spec runner.probes: a failure is traced to the lowest op that
             // already answers wrong, within a fifth of the run's requests.
             let own = detail.all_causes(&vector.op);

@@ -186,12 +186,16 @@ fn mention_format(input: &Json) -> Answer {
 }
 
 fn mention_parse(input: &Json) -> Answer {
+    let text = string_field(input, "text")?;
+    Ok(parsed_json(mention::parse(text.units())?))
+}
+
+/// `mention/parse`'s output: `{text, references: [{sessionId, label}]}`.
+pub fn parsed_json(parsed: mention::Parsed) -> Json {
     // A dense text has tens of thousands of references: their keys are
     // constants, not converted from text each time.
     const SESSION_ID: JsString = JsString::inline_ascii("sessionId");
     const LABEL: JsString = JsString::inline_ascii("label");
-    let text = string_field(input, "text")?;
-    let parsed = mention::parse(text.units())?;
     let references = parsed
         .references
         .into_iter()
@@ -202,10 +206,10 @@ fn mention_parse(input: &Json) -> Answer {
             ])
         })
         .collect();
-    Ok(Json::object([
+    Json::object([
         ("text", Json::String(parsed.text)),
         ("references", Json::Array(references)),
-    ]))
+    ])
 }
 
 fn json_tag_safe(input: &Json) -> Answer {

@@ -5,8 +5,9 @@
 //!
 //! The model does what upstream's loop does, step by step: it keeps the data
 //! object as a [`Json`] tree and re-serializes the whole of it with
-//! `stringify_tag_safe` after every single change; it drops the lowest
-//! droppable index one at a time (R2), truncates the longest current text
+//! `stringify_tag_safe` after every change it considers; it drops the lowest
+//! droppable index one at a time (R2: the number of drops that first fits is
+//! bisected, as no drop lengthens the data), truncates the longest current text
 //! from its original (R3) with the binary search of R4 over a naive
 //! head/tail retainer on the UTF-8 bytes (R5: code-point trimming, one
 //! leading BOM dropped from each decoded part but still counted as kept).
@@ -118,6 +119,7 @@ pub fn truncate_with_notice(text: &[u16], max_out: usize) -> (Vec<u16>, usize) {
     best
 }
 
+#[derive(Clone)]
 struct Entry {
     role: Role,
     checkpoint: bool,
@@ -126,8 +128,8 @@ struct Entry {
     omitted: usize,
 }
 
-/// R1: the data object of one reference.
-fn data(snapshot: &Snapshot, label: &[u16], items: &[Entry]) -> Json {
+/// R1: the members of the data object before its conversation.
+fn fixed_members(snapshot: &Snapshot, label: &[u16]) -> Vec<(JsString, Json)> {
     let mut members: Vec<(JsString, Json)> = snapshot.session.id_member().into_iter().collect();
     members.extend([
         (
@@ -142,6 +144,12 @@ fn data(snapshot: &Snapshot, label: &[u16], items: &[Entry]) -> Json {
     if let Some(seq) = &snapshot.captured_through_seq {
         members.push((JsString::from("capturedThroughSeq"), seq.clone()));
     }
+    members
+}
+
+/// R1: the data object of one reference: its fixed members, then the
+/// conversation.
+fn data(fixed: &[(JsString, Json)], items: &[Entry]) -> Json {
     let conversation = items
         .iter()
         .map(|item| {
@@ -154,51 +162,120 @@ fn data(snapshot: &Snapshot, label: &[u16], items: &[Entry]) -> Json {
             ])
         })
         .collect();
+    let mut members = fixed.to_vec();
     members.push((JsString::from("conversation"), Json::Array(conversation)));
     Json::Object(members)
 }
 
-/// R1: `Buffer.byteLength(stringifyTagSafeJson(data))`.
-fn size(snapshot: &Snapshot, label: &[u16], items: &[Entry]) -> usize {
-    stringify_tag_safe(&data(snapshot, label, items)).len()
-}
-
 /// The projected items, untouched.
-fn entries(snapshot: &Snapshot) -> Vec<Entry> {
+fn projected(snapshot: &Snapshot) -> Vec<ProjectedItem> {
     projection::project(snapshot)
         .into_iter()
-        .map(|item| Entry {
-            role: item.role,
-            checkpoint: item.checkpoint,
-            original: item.text.to_vec(),
-            current: item.text.to_vec(),
-            omitted: 0,
-        })
+        .map(|item| (item.role, item.checkpoint, item.text.to_vec()))
         .collect()
+}
+
+impl Entry {
+    fn new(role: Role, checkpoint: bool, text: Vec<u16>) -> Entry {
+        Entry {
+            role,
+            checkpoint,
+            current: text.clone(),
+            original: text,
+            omitted: 0,
+        }
+    }
 }
 
 /// Upstream's retention of one reference: the tag-safe data JSON and the
 /// stats, or `None` when it cannot fit (R6).
 pub fn retain(snapshot: &Snapshot, label: &[u16], max_bytes: usize) -> Option<(String, Stats)> {
-    let mut items = entries(snapshot);
+    let mut measure = |data: &Json| Some(stringify_tag_safe(data).len());
+    let (data, stats) = retain_measured(
+        fixed_members(snapshot, label),
+        projected(snapshot),
+        max_bytes,
+        &mut measure,
+    )??;
+    Some((stringify_tag_safe(&data), stats))
+}
+
+/// One projected item as [`retain_measured`] takes it: its role, whether it
+/// is a compact checkpoint, its text.
+pub type ProjectedItem = (Role, bool, Vec<u16>);
+
+/// Upstream's retention loop over any data object's `fixed` members and
+/// projected `items`, with `measure` as the size of a data object in
+/// place of `Buffer.byteLength(stringifyTagSafeJson(data))`: what the
+/// conformance runner substitutes an implementation's `json/tag-safe` and
+/// projection with (spec `runner.probes`). The data object and its stats,
+/// `Some(None)` when it cannot fit (R6), `None` when `measure` could not
+/// measure.
+pub fn retain_measured(
+    fixed: Vec<(JsString, Json)>,
+    items: Vec<ProjectedItem>,
+    max_bytes: usize,
+    measure: &mut dyn FnMut(&Json) -> Option<usize>,
+) -> Option<Option<(Json, Stats)>> {
+    let mut items: Vec<Entry> = items
+        .into_iter()
+        .map(|(role, checkpoint, text)| Entry::new(role, checkpoint, text))
+        .collect();
+    let mut size = |items: &[Entry]| measure(&data(&fixed, items));
     let compacted = items.iter().any(|item| item.checkpoint);
     let original_messages = items.len();
     let mut omitted_messages = 0;
     let mut dropped_bytes = 0;
 
-    // R2: drop the lowest non-checkpoint, non-last index, one at a time.
-    while size(snapshot, label, &items) > max_bytes {
-        let last = items.len().wrapping_sub(1);
-        let Some(index) = (0..items.len()).find(|&i| !items[i].checkpoint && i != last) else {
-            break;
-        };
-        let removed = items.remove(index);
-        omitted_messages += 1;
-        dropped_bytes += byte_length(&removed.original);
+    // R2: drop the lowest non-checkpoint, non-last index, one at a time:
+    // the state after k drops is the items without the first k droppable
+    // ones, and no drop lengthens the data, so the first k that fits is
+    // found by bisection.
+    let last = items.len().wrapping_sub(1);
+    let droppable: Vec<usize> = (0..items.len())
+        .filter(|&i| !items[i].checkpoint && i != last)
+        .collect();
+    // The first k droppable indices are the droppable ones up to the k-th.
+    let without = |items: &[Entry], k: usize| -> Vec<Entry> {
+        let through = k.checked_sub(1).map(|at| droppable[at]);
+        items
+            .iter()
+            .enumerate()
+            .filter(|&(index, item)| {
+                let dropped = through.is_some_and(|through| index <= through)
+                    && !item.checkpoint
+                    && index != last;
+                !dropped
+            })
+            .map(|(_, item)| item.clone())
+            .collect()
+    };
+    let (mut fits, mut over) = (droppable.len(), 0);
+    if size(&items)? <= max_bytes {
+        fits = 0;
+    } else {
+        // Invariant: `over` drops do not fit; `fits` drops fit, or are all.
+        while fits - over > 1 {
+            let middle = over + (fits - over) / 2;
+            if size(&without(&items, middle))? <= max_bytes {
+                fits = middle;
+            } else {
+                over = middle;
+            }
+        }
     }
+    for &index in &droppable[..fits] {
+        omitted_messages += 1;
+        dropped_bytes += byte_length(&items[index].original);
+    }
+    items = without(&items, fits);
 
     // R3: truncate the longest current text, from its original.
-    while size(snapshot, label, &items) > max_bytes {
+    loop {
+        let overflow = match size(&items)?.checked_sub(max_bytes) {
+            Some(overflow) if overflow > 0 => overflow,
+            _ => break,
+        };
         let mut longest: Option<(usize, usize)> = None;
         for (index, item) in items.iter().enumerate() {
             let bytes = byte_length(&item.current);
@@ -206,9 +283,11 @@ pub fn retain(snapshot: &Snapshot, label: &[u16], max_bytes: usize) -> Option<(S
                 longest = Some((index, bytes));
             }
         }
-        let (index, bytes) = longest?;
+        let Some((index, bytes)) = longest else {
+            return Some(None);
+        };
         if bytes == 0 {
-            return None;
+            return Some(None);
         }
         if items
             .iter()
@@ -221,11 +300,10 @@ pub fn retain(snapshot: &Snapshot, label: &[u16], max_bytes: usize) -> Option<(S
         if items[index].current != items[index].original {
             trace(|t| t.recuts += 1);
         }
-        let overflow = size(snapshot, label, &items) - max_bytes;
         let target = bytes.saturating_sub(overflow);
         let (text, omitted) = truncate_with_notice(&items[index].original, target);
         if text == items[index].current {
-            return None;
+            return Some(None);
         }
         items[index].current = text;
         items[index].omitted = omitted;
@@ -241,10 +319,16 @@ pub fn retain(snapshot: &Snapshot, label: &[u16], max_bytes: usize) -> Option<(S
         omitted_bytes,
         truncated: omitted_messages > 0 || omitted_bytes > 0,
     };
-    Some((stringify_tag_safe(&data(snapshot, label, &items)), stats))
+    Some(Some((data(&fixed, &items), stats)))
 }
 
 /// The tag-safe data JSON with nothing retained away.
 pub fn whole(snapshot: &Snapshot, label: &[u16]) -> String {
-    stringify_tag_safe(&data(snapshot, label, &entries(snapshot)))
+    stringify_tag_safe(&data(
+        &fixed_members(snapshot, label),
+        &projected(snapshot)
+            .into_iter()
+            .map(|(role, checkpoint, text)| Entry::new(role, checkpoint, text))
+            .collect::<Vec<_>>(),
+    ))
 }

@@ -131,6 +131,28 @@ pub fn cause(op: &str, expected: Side, actual: Side) -> Option<(Cause, String)> 
     }
 }
 
+/// Every cause of `actual` differing from `expected` for a request of
+/// `op`: [`cause`]'s (or `outcome differs` when the cause model folds the
+/// difference away), then each other region's ([`causes_per_region`]).
+pub fn every(op: &str, expected: Side, actual: Side) -> Vec<Cause> {
+    let first = cause(op, expected, actual).map_or_else(
+        || Cause {
+            family: Some(family(op)),
+            edit: "outcome differs".to_owned(),
+        },
+        |(cause, _)| cause,
+    );
+    let mut all = vec![first];
+    if let (Side::Output(expected), Side::Output(actual)) = (expected, actual) {
+        for (_, cause) in causes_per_region(op, expected, actual) {
+            if !all.contains(&cause) {
+                all.push(cause);
+            }
+        }
+    }
+    all
+}
+
 /// The cause an edit of an output of `op` names, and its folded path.
 fn output_cause(op: &str, found: &Found) -> (Cause, String) {
     let path = found.folded_path();

@@ -358,6 +358,7 @@ fn cause_entry(entry: &Json) -> Result<CauseCount, String> {
         example: string(member(entry, "example")?, "example")?,
         probe: optional_string(entry, "probe")?,
         chain: optional_string(entry, "chain")?,
+        substitution: optional_string(entry, "substitution")?,
     })
 }
 
@@ -590,6 +591,9 @@ impl Matrix {
                 if let Some(chain) = &cause.chain {
                     let _ = writeln!(out, "   probed: {}", markdown_code(chain));
                 }
+                if let Some(substitution) = &cause.substitution {
+                    let _ = writeln!(out, "   substituted: {}", markdown_code(substitution));
+                }
             }
         }
         out.push_str("\n### Areas\n\n");
@@ -745,10 +749,14 @@ impl Matrix {
                      <span class=\"cause-count\">{vectors}</span></p>\n<dl>\n\
                      <dt>rules</dt><dd class=\"cause-rules\">{rules}</dd>\n\
                      <dt>example</dt><dd class=\"cause-example\" data-vector=\"{example}\"><code>{example}</code></dd>\n\
-                     <dt>show it</dt><dd class=\"cause-command\"><code>{command}</code></dd>\n{probed}</dl></li>",
+                     <dt>show it</dt><dd class=\"cause-command\"><code>{command}</code></dd>\n{probed}{substituted}</dl></li>",
                     probed = cause.chain.as_ref().map_or(String::new(), |chain| format!(
                         "<dt>probed</dt><dd class=\"cause-probe\"><code>{}</code></dd>\n",
                         escape(chain)
+                    )),
+                    substituted = cause.substitution.as_ref().map_or(String::new(), |substitution| format!(
+                        "<dt>substituted</dt><dd class=\"cause-substitution\">{}</dd>\n",
+                        escape(substitution)
                     )),
                     count = cause.count,
                     signature = escape(&cause.signature),
@@ -1209,6 +1217,7 @@ mod tests {
             example: vectors[0].to_owned(),
             probe: None,
             chain: None,
+            substitution: None,
         }
     }
 

@@ -12,6 +12,7 @@ pub mod differential;
 pub mod ops;
 pub mod probes;
 pub mod report;
+pub mod substitution;
 pub mod vectors;
 
 use crate::features::{self, Declared, Features};
@@ -137,31 +138,22 @@ impl FailureDetail {
 
     /// Every cause the failure shows (spec `runner.causes`,
     /// `runner.probes`), the first being [`FailureDetail::causes`]'s: each
-    /// region of a prepared message's output gives its own, and a chain of
-    /// probes replaces the causes of what it explains (the region `retain`
-    /// answers, when it is a retention or JSON probe of a preparation;
-    /// else the whole failure).
+    /// region of a prepared message's output gives its own; when
+    /// substitution explains the failure, the lower ops' causes and what
+    /// the substituted run leaves instead.
     pub fn all_causes(&self, op: &str) -> Vec<causes::Cause> {
+        if let Some(chain) = &self.chain {
+            return chain.causes();
+        }
+        let expected = match &self.expected {
+            Expect::Output(output) => causes::Side::Output(output),
+            Expect::Error(code) => causes::Side::Error(code),
+        };
         let (first, _) = self.causes(op);
-        let regions = match (&self.expected, &self.actual) {
-            (Expect::Output(expected), Ok(Outcome::Output(actual))) => {
-                causes::causes_per_region(op, expected, actual)
-            }
-            _ => Vec::new(),
-        };
-        let prepared = ops::prepares_messages(op);
-        let (mut all, explained) = match &self.chain {
-            None => (vec![first], None),
-            Some(chain)
-                if prepared && matches!(chain.steps[0].op.as_str(), "retain" | "json/tag-safe") =>
-            {
-                (vec![chain.cause()], Some(causes::Region::Retained))
-            }
-            Some(chain) => return vec![chain.cause()],
-        };
-        for (region, cause) in regions {
+        let mut all = vec![first];
+        for cause in causes::every(op, expected, causes::Side::of(&self.actual, &self.stderr)) {
             let cause = self.told(cause);
-            if Some(region) != explained && !all.contains(&cause) {
+            if !all.contains(&cause) {
                 all.push(cause);
             }
         }
@@ -413,18 +405,23 @@ pub fn run(
     let declared = |vector: &Vector| read.satisfies(&vector.op, &vector.features);
     let mut prober = probes::Prober::new(description);
     let mut reference = adapter::BuiltIn(prober.features());
-    // A fifth of the requests the run sends for its vectors.
-    let allowance = probes::MIN_ALLOWANCE.max(
-        suite
+    // As many requests as the run sends for its vectors, and a fifth of
+    // their bytes: reckoned at the first failure, so that a passing run
+    // pays nothing for it.
+    let mut allowance = None;
+    let mut reckon = || {
+        let (vectors, bytes) = suite
             .vectors()
             .filter(|(_, vector)| {
                 selection
                     .gate(vector, &declared, &description.capabilities)
                     .is_ok()
             })
-            .count()
-            / 5,
-    );
+            .fold((0, 0), |(vectors, bytes), (_, vector)| {
+                (vectors + 1, bytes + json::stringify(&vector.input).len())
+            });
+        probes::Allowance::of_run(vectors, bytes)
+    };
     let mut slow = Vec::new();
     let mut hangs: BTreeMap<String, u64> = BTreeMap::new();
     let mut report = run_with(suite, on_result, |vector| {
@@ -439,6 +436,22 @@ pub fn run(
         }
         let hung = matches!(&answer, Err(problem) if adapter::is_hang(problem));
         let mut status = check(vector, answer);
+        // spec runner.probes: what the implementation answers is learned
+        // from, a passing answer of JSON too (its spacing of every gap).
+        let expected = || match &vector.expect {
+            Expect::Output(output) => Outcome::Output(output.clone()),
+            Expect::Error(code) => Outcome::Error {
+                code: code.clone(),
+                message: String::new(),
+            },
+        };
+        match &status {
+            Status::Failed(detail) => prober.observe(&vector.op, &expected(), &detail.actual),
+            Status::Passed if vector.op == "json/tag-safe" => {
+                prober.observe(&vector.op, &expected(), &Ok(expected()));
+            }
+            _ => {}
+        }
         if let Status::Failed(detail) = &mut status {
             detail.stderr = implementation.take_stderr();
             if hung {
@@ -451,16 +464,23 @@ pub fn run(
             let own = detail.all_causes(&vector.op);
             let conversation = causes::conversation_cause();
             let shows_conversation = own.contains(&conversation);
-            detail.chain = prober.attribute_within(
-                &mut reference,
-                implementation,
-                &vector.op,
-                &vector.input,
-                own,
-                allowance,
-            );
+            let failure = probes::Failure {
+                op: &vector.op,
+                input: &vector.input,
+                answer: &detail.actual,
+                stderr: &detail.stderr,
+            };
+            let allowance = *allowance.get_or_insert_with(&mut reckon);
+            let chain =
+                prober.attribute_within(&mut reference, implementation, failure, own, allowance);
+            detail.chain = chain;
             if shows_conversation {
-                let told = prober.tell(&vector.op, &vector.input, conversation.clone());
+                let told = prober.tell_answered(
+                    &vector.op,
+                    &vector.input,
+                    conversation.clone(),
+                    &detail.actual,
+                );
                 detail.conversation = (told != conversation).then_some(told);
             }
         }

@@ -1,25 +1,33 @@
-//! Causes by probing (spec `runner.probes`, ours): the ops are layers of one
-//! another (`mention/format` writes what `uri/encode` answers, `prepare`
-//! retains what `retain` does and writes it as `json/tag-safe` does), and
-//! the reference knows every intermediate value. So when a request fails,
-//! the runner asks the implementation the lower ops' questions of that same
-//! request (its *probes*), with the reference's answers as the expectation,
-//! and traces the failure to the lowest op that already answers wrong: one
-//! bug of a lower layer is one cause, however many ops show it.
+//! Causes by probing and substitution (spec `runner.probes`, ours): the ops
+//! are layers of one another (`mention/format` writes what `uri/encode`
+//! answers, `prepare` retains what `retain` does and writes it as
+//! `json/tag-safe` does), and the reference knows every intermediate value.
+//! So when a request fails, the runner asks the implementation the lower
+//! ops' questions of that same request (its *probes*), with the reference's
+//! answers as the expectation. A lower op that answers wrong explains the
+//! failure only as far as substitution reproduces it: the reference composed
+//! with the implementation's answers of that op in place of its own
+//! ([`substitution`]) must change its answer the way the implementation's
+//! differs; what the substituted run does not reproduce keeps its own
+//! causes. So one bug of a lower layer is one cause, however many ops show
+//! it, and hides no other bug beside it.
 //!
 //! A probe is derived from the failed request and from the reference's own
 //! answer to it (the ids a text mentions, the data a snapshot retains, the
 //! budget a preparation computes). Probes go only to ops the implementation
 //! declares, never need a capability it does not declare (a lone
 //! surrogate without `lone-surrogates`, an ill-typed member without
-//! `dynamic-inputs`, …), and are bounded per failure ([`MAX_PROBES`]); answers
-//! are cached by request for the whole run, so a passing run sends none and
-//! a lower op asked again costs nothing.
+//! `dynamic-inputs`, …), and are bounded per failure ([`MAX_PROBES`]) and
+//! per run ([`Allowance`]); answers are cached by request for the whole
+//! run, so a passing run sends none and a lower op asked again costs
+//! nothing. Past the allowance, what was learned of the implementation (its
+//! JSON spelling, its member edits) stands in for what cannot be asked.
 
 use super::adapter::{Description, Implementation};
 use super::causes::{self, Cause, Side};
 use super::diff::first_difference;
 use super::ops;
+use super::substitution::{self, Answers, Composed, Learned, MemberEdit, Spelling};
 use super::vectors::required_capabilities;
 use crate::config::{budget, Config};
 use crate::features::Features;
@@ -35,11 +43,36 @@ use std::collections::{HashMap, HashSet};
 
 /// Requests sent to the implementation for one failure, at most (answers
 /// already cached are not counted).
-pub const MAX_PROBES: usize = 12;
+pub const MAX_PROBES: usize = 32;
 
 /// Requests a run may send for probes whatever its size; past it, at most
-/// a fifth of the vectors it runs.
+/// as many as the vectors it runs.
 pub const MIN_ALLOWANCE: usize = 64;
+
+/// Bytes of requests a run may send for probes whatever its size; past it,
+/// at most a fifth of the bytes of its vectors' inputs.
+pub const MIN_ALLOWANCE_BYTES: usize = 64 * 1024;
+
+/// What a run may send for probes (spec `runner.probes`): requests, and
+/// bytes of requests, each of which bounds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Allowance {
+    /// Requests.
+    pub requests: usize,
+    /// Bytes of requests (their inputs as JSON text, with the op).
+    pub bytes: usize,
+}
+
+impl Allowance {
+    /// The allowance of a run of `vectors` vectors whose inputs are
+    /// `bytes` bytes of JSON text.
+    pub fn of_run(vectors: usize, bytes: usize) -> Allowance {
+        Allowance {
+            requests: MIN_ALLOWANCE.max(vectors),
+            bytes: MIN_ALLOWANCE_BYTES.max(bytes / 5),
+        }
+    }
+}
 
 /// How many probes of one kind a request gets at most (the URIs of one
 /// text, the references of one preparation).
@@ -51,7 +84,7 @@ const MAX_DEPTH: usize = 5;
 
 /// `Number.MAX_SAFE_INTEGER`: a budget nothing exceeds, so that `retain`
 /// answers the projection alone.
-const UNBOUNDED: f64 = 9_007_199_254_740_991.0;
+pub(super) const UNBOUNDED: f64 = 9_007_199_254_740_991.0;
 
 /// One lower op's question, derived from a request.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,12 +96,28 @@ pub struct Probe {
 }
 
 impl Probe {
-    fn new<const N: usize>(op: &'static str, members: [(&str, Json); N]) -> Probe {
+    /// The question of `op` with these input members.
+    pub fn new<const N: usize>(op: &'static str, members: [(&str, Json); N]) -> Probe {
         Probe {
             op,
             input: Json::object(members),
         }
     }
+}
+
+/// A failed request as probing takes it: its op and input, and what the
+/// implementation answered (or the protocol failure in its place) with
+/// what it wrote to stderr.
+#[derive(Clone, Copy, Debug)]
+pub struct Failure<'a> {
+    /// The op.
+    pub op: &'a str,
+    /// Its input.
+    pub input: &'a Json,
+    /// The implementation's answer.
+    pub answer: &'a Result<Outcome, String>,
+    /// What it wrote to stderr while answering.
+    pub stderr: &'a str,
 }
 
 /// A probe that failed: the question, the expected answer (the
@@ -85,6 +134,9 @@ pub struct ProbeStep {
     pub actual: Result<Outcome, String>,
     /// What the implementation wrote to stderr while answering.
     pub stderr: String,
+    /// Whether the answer is the implementation's JSON spelling as learned
+    /// from its other answers, not asked (spec `runner.probes`).
+    pub learned: bool,
 }
 
 impl ProbeStep {
@@ -114,9 +166,14 @@ impl ProbeStep {
     /// `uri/encode {"sessionId":"\ud800"} answers "…" (expected "…")`.
     pub fn describe(&self) -> String {
         format!(
-            "{} {} answers {} (expected {})",
+            "{} {} {} {} (expected {})",
             self.op,
             shortened(&json::to_ascii(&self.input)),
+            if self.learned {
+                "would answer, as learned from its other answers,"
+            } else {
+                "answers"
+            },
             shortened(&show(&self.actual)),
             shortened(&show(&Ok(self.expected.clone())))
         )
@@ -128,26 +185,79 @@ impl ProbeStep {
     }
 }
 
-/// The failing probes from a failure down to the lowest op that answers
-/// wrong: each step is a probe of the one before.
+/// How a failure was explained by substitution (spec `runner.probes`):
+/// the lower ops whose answers, put in place of the reference's, reproduce
+/// some of it, the first path of failing probes down to its lowest op, and
+/// what the substituted run reproduced and did not.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Chain {
-    /// Never empty; the last is the lowest.
+    /// The first explaining path: never empty; each step a probe of the one
+    /// before, the last the lowest.
     pub steps: Vec<ProbeStep>,
-    /// The failure's cause: its lowest probe's, its conversation told
-    /// apart by that probe's own probes ([`Prober::tell`]).
-    cause: Cause,
+    /// The causes of the substituted lower ops, each traced down as far as
+    /// substitution reproduces it; never empty, the first the lowest
+    /// step's.
+    traced: Vec<Cause>,
+    /// The ops whose answers were substituted.
+    substituted: Vec<String>,
+    /// What the substituted run reproduced: how it differs from the
+    /// reference's answer.
+    reproduced: Vec<Cause>,
+    /// What it did not: how the implementation's answer differs from it,
+    /// each its own cause.
+    residual: Vec<Cause>,
 }
 
 impl Chain {
-    /// The lowest failing probe.
+    /// The lowest failing probe of the first path.
     pub fn lowest(&self) -> &ProbeStep {
         self.steps.last().expect("a chain has a step")
     }
 
-    /// The failure's cause: its lowest probe's.
+    /// The failure's first cause: its lowest probe's.
     pub fn cause(&self) -> Cause {
-        self.cause.clone()
+        self.traced[0].clone()
+    }
+
+    /// Every cause of the failure: the traced ones, then what substitution
+    /// left, each once.
+    pub fn causes(&self) -> Vec<Cause> {
+        let mut all: Vec<Cause> = Vec::new();
+        for cause in self.traced.iter().chain(&self.residual) {
+            if !all.contains(cause) {
+                all.push(cause.clone());
+            }
+        }
+        all
+    }
+
+    /// What substitution left: how the implementation's answer differs
+    /// from the substituted run's (spec `runner.probes`).
+    pub fn residual(&self) -> &[Cause] {
+        &self.residual
+    }
+
+    /// `the implementation's json/tag-safe in place of the reference's
+    /// reproduces its whole answer (snapshot: retention differs)`, or what
+    /// it reproduces and what it leaves.
+    pub fn substitution(&self) -> String {
+        let named = |causes: &[Cause]| {
+            causes
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let ops = self.substituted.join(", ");
+        let reproduced = named(&self.reproduced);
+        if self.residual.is_empty() {
+            format!("the implementation's {ops} in place of the reference's reproduces its whole answer ({reproduced})")
+        } else {
+            format!(
+                "the implementation's {ops} in place of the reference's reproduces {reproduced}, not {}",
+                named(&self.residual)
+            )
+        }
     }
 
     /// `OP fails because uri/encode {…} answers … (expected …)`, through
@@ -189,16 +299,26 @@ pub struct Prober {
     answers: HashMap<String, (Result<Outcome, String>, String)>,
     /// Requests sent to the implementation so far.
     sent: usize,
-    /// For each list of own causes (a failure's causes without probing),
-    /// the chain the last failure of each op with them was traced to.
-    learned: HashMap<Vec<Cause>, Vec<(String, Chain)>>,
-    /// For each op, what the last failure's conversation was told as.
-    told: HashMap<String, Cause>,
     /// The run's allowance, once [`Prober::attribute_within`] was given
     /// it.
-    allowance: Option<usize>,
+    allowance: Option<Allowance>,
+    /// Bytes of requests charged to the allowance so far.
+    sent_bytes: usize,
     /// Each op and list of own causes a failure was probed for.
     probed: HashSet<(String, Vec<Cause>)>,
+    /// The reference's answers computed in this run, by request.
+    references: HashMap<String, Outcome>,
+    /// The implementation's JSON spelling, learned from its `json/tag-safe`
+    /// answers; `None` once an answer refuted it.
+    spelling: Option<Spelling>,
+    /// For each op other than `json/tag-safe`, the member edits learned
+    /// from its answers (every answer they were learned from is the
+    /// reference's with them made).
+    edits: HashMap<&'static str, Vec<MemberEdit>>,
+    /// For each learned op, the first question a substituted run answered
+    /// otherwise than the reference (asked before, or as learned), with that
+    /// answer: the step shown for a learned behaviour that stood in.
+    first_learned: Vec<ProbeStep>,
 }
 
 impl Prober {
@@ -229,10 +349,13 @@ impl Prober {
             expected: HashMap::new(),
             answers: HashMap::new(),
             sent: 0,
-            learned: HashMap::new(),
-            told: HashMap::new(),
             allowance: None,
+            sent_bytes: 0,
             probed: HashSet::new(),
+            spelling: Some(Spelling::default()),
+            edits: HashMap::new(),
+            first_learned: Vec::new(),
+            references: HashMap::new(),
         }
     }
 
@@ -241,12 +364,28 @@ impl Prober {
         self.sent
     }
 
-    /// The requests the run's allowance still leaves, and whether its
-    /// shared part (three quarters) is spent.
-    fn left(&self) -> (usize, bool) {
-        let allowance = self.allowance.unwrap_or(usize::MAX);
-        let left = allowance.saturating_sub(self.sent);
-        (left, self.allowance.is_some() && left <= allowance / 4)
+    /// The requests and bytes the run's allowance still leaves, and
+    /// whether its shared part (three quarters of either) is spent.
+    fn left(&self) -> (usize, usize, bool) {
+        let Some(allowance) = self.allowance else {
+            return (usize::MAX, usize::MAX, false);
+        };
+        let requests = allowance.requests.saturating_sub(self.sent);
+        let bytes = allowance.bytes.saturating_sub(self.sent_bytes);
+        let spent = requests <= allowance.requests / 4 || bytes <= allowance.bytes / 4;
+        (requests, bytes, spent)
+    }
+
+    /// Whether a request of `bytes` bytes fits the failure's `budget` and
+    /// the run's allowance; if so, it is charged to both.
+    fn charge(&mut self, budget: &mut usize, bytes: usize) -> bool {
+        let (_, bytes_left, _) = self.left();
+        if *budget == 0 || bytes > bytes_left {
+            return false;
+        }
+        *budget -= 1;
+        self.sent_bytes += bytes;
+        true
     }
 
     /// The behaviours of the reference probes are derived with.
@@ -254,72 +393,44 @@ impl Prober {
         self.features
     }
 
-    /// The chain from a failed request of `op` to the lowest op on which
-    /// `actual` answers otherwise than `expected`, or `None` when every
-    /// probe agrees (the failure keeps its own cause).
+    /// How the failed request of `op`, to which the implementation gave
+    /// `actual` (writing `stderr`), is explained by its lower ops' answers,
+    /// or `None` when no substitution reproduces any of it (the failure
+    /// keeps its own causes).
     pub fn attribute(
         &mut self,
         expected: &mut dyn Implementation,
         actual: &mut dyn Implementation,
-        op: &str,
-        input: &Json,
+        failure: Failure<'_>,
     ) -> Option<Chain> {
-        self.attribute_sending(expected, actual, op, input, MAX_PROBES)
-    }
-
-    /// [`Prober::attribute`] sending at most `budget` requests.
-    fn attribute_sending(
-        &mut self,
-        expected: &mut dyn Implementation,
-        actual: &mut dyn Implementation,
-        op: &str,
-        input: &Json,
-        mut budget: usize,
-    ) -> Option<Chain> {
-        let steps = self.descend([expected, actual], op, input, 0, &mut budget)?;
-        let lowest = steps.last()?;
-        let cause = self.tell(&lowest.op, &lowest.input, lowest.cause());
-        Some(Chain { steps, cause })
+        let mut budget = MAX_PROBES;
+        self.explain([expected, actual], failure, 0, &mut budget)
     }
 
     /// [`Prober::attribute`] within a run's allowance, which it never
     /// exceeds: once three quarters of `allowance` requests have been
     /// sent, only the first failure of an op with its own causes (its
-    /// causes without probing, `own`) is probed, within the last quarter;
-    /// another takes the chain the last failure with the same own causes
-    /// was traced to, if one was: of the same op, else of another op unless
-    /// that chain starts at this op (it would explain the whole failure by
-    /// itself) (spec `runner.probes`: probing costs a run at most a fifth of
-    /// its requests, and a pervasive bug that spends the shared part hides
-    /// no other).
+    /// causes without probing, `own`) sends requests, within the last
+    /// quarter; another is explained only by answers already had (spec
+    /// `runner.probes`: probing costs a run at most a fifth of its
+    /// requests, and no failure borrows another's explanation).
     pub fn attribute_within(
         &mut self,
         expected: &mut dyn Implementation,
         actual: &mut dyn Implementation,
-        op: &str,
-        input: &Json,
+        failure: Failure<'_>,
         own: Vec<Cause>,
-        allowance: usize,
+        allowance: Allowance,
     ) -> Option<Chain> {
         self.allowance = Some(allowance);
-        let (left, spent) = self.left();
-        let first_of_its_kind = self.probed.insert((op.to_owned(), own.clone()));
-        if left == 0 || (spent && !first_of_its_kind) {
-            let traced = self.learned.get(&own)?;
-            let same_op = traced.iter().rev().find(|(known, _)| known == op);
-            let other_op = || {
-                traced
-                    .iter()
-                    .rev()
-                    .find(|(_, chain)| chain.steps[0].op != op)
-            };
-            return same_op.or_else(other_op).map(|(_, chain)| chain.clone());
-        }
-        let chain = self.attribute_sending(expected, actual, op, input, left.min(MAX_PROBES))?;
-        let traced = self.learned.entry(own).or_default();
-        traced.retain(|(known, _)| known != op);
-        traced.push((op.to_owned(), chain.clone()));
-        Some(chain)
+        let (left, _, spent) = self.left();
+        let first_of_its_kind = self.probed.insert((failure.op.to_owned(), own));
+        let mut budget = if spent && !first_of_its_kind {
+            0
+        } else {
+            left.min(MAX_PROBES)
+        };
+        self.explain([expected, actual], failure, 0, &mut budget)
     }
 
     /// What a failed request of `op` whose conversation differs tells once
@@ -330,8 +441,7 @@ impl Prober {
     /// snapshot with an unbounded budget agrees, the budget's when the
     /// `retain` of each source of a preparation with the reference's
     /// budget agrees; else (nothing lower was asked) the conversation's.
-    /// Past the run's allowance, what the last failure of the same op told.
-    pub fn tell(&mut self, op: &str, input: &Json, cause: Cause) -> Cause {
+    pub fn tell(&self, op: &str, input: &Json, cause: Cause) -> Cause {
         if cause == causes::conversation_cause() && self.lookup_failure_decides(op, input) {
             return causes::lookup_cause();
         }
@@ -355,15 +465,95 @@ impl Prober {
             })
             .collect();
         let agreed = !retained.is_empty() && retained.iter().all(|agrees| *agrees == Some(true));
-        let asked = retained.iter().any(Option::is_some);
-        let told = match op {
+        match op {
             "retain" if agreed => causes::told_conversation(causes::Told::Retention),
             "prepare" if agreed => causes::told_conversation(causes::Told::Budget),
-            _ if self.left().1 && !asked => return self.told.get(op).cloned().unwrap_or(cause),
-            _ => return cause,
+            _ => cause,
+        }
+    }
+
+    /// [`Prober::tell`], and when that leaves a `retain`'s conversation
+    /// untold (its projection probe was not asked), what the
+    /// implementation's answer `actual` itself shows: when its data's
+    /// members are the reference's and every item it retains is, in order,
+    /// an item the reference projects (of the same role, the same text or
+    /// one cut with a notice), its projection agrees as far as it shows,
+    /// and the difference is retention's.
+    pub fn tell_answered(
+        &self,
+        op: &str,
+        input: &Json,
+        cause: Cause,
+        actual: &Result<Outcome, String>,
+    ) -> Cause {
+        let told = self.tell(op, input, cause);
+        if told != causes::conversation_cause() || op != "retain" {
+            return told;
+        }
+        let Ok(Outcome::Output(answer)) = actual else {
+            return told;
         };
-        self.told.insert(op.to_owned(), told.clone());
-        told
+        let (Some(data), Some(retained)) = (
+            answer.get("data"),
+            answer
+                .get("data")
+                .and_then(|data| data.get("conversation"))
+                .and_then(Json::as_array),
+        ) else {
+            return told;
+        };
+        let mut members = vec![(
+            JsString::from("snapshot"),
+            input.get("snapshot").cloned().unwrap_or(Json::Null),
+        )];
+        members.extend(
+            input
+                .get("label")
+                .map(|label| (JsString::from("label"), label.clone())),
+        );
+        members.push((JsString::from("maxBytes"), Json::Number(UNBOUNDED)));
+        let Outcome::Output(projection) =
+            dispatch::handle_in(self.features, "retain", &Json::Object(members))
+        else {
+            return told;
+        };
+        let fixed = |data: &Json| -> Vec<(JsString, Json)> {
+            data.as_object()
+                .unwrap_or_default()
+                .iter()
+                .filter(|(name, _)| !name.is("conversation"))
+                .cloned()
+                .collect()
+        };
+        let Some(whole) = projection.get("data") else {
+            return told;
+        };
+        if fixed(whole) != fixed(data) {
+            return told;
+        }
+        let projected = whole
+            .get("conversation")
+            .and_then(Json::as_array)
+            .unwrap_or_default();
+        let mut next = 0;
+        for item in retained {
+            let (Some(role), Some(Json::String(text))) = (item.get("role"), item.get("text"))
+            else {
+                return told;
+            };
+            let found = projected[next..].iter().position(|known| {
+                known.get("role") == Some(role)
+                    && known
+                        .get("text")
+                        .and_then(Json::as_js_str)
+                        .is_some_and(|known| known.units() == text.units() || is_cut(text.units()))
+            });
+            match found {
+                Some(offset) => next += offset + 1,
+                None => return told,
+            }
+        }
+        causes::told_conversation(causes::Told::Retention)
     }
 
     /// Whether the reference's failure of a preparation is its model
@@ -403,34 +593,235 @@ impl Prober {
         )
     }
 
-    fn descend(
+    /// Explains `failure` by substitution (spec `runner.probes`): asks its
+    /// probes; puts the implementation's answers of the ops that answer
+    /// wrong in place of the reference's ([`substitution::compose`]); when
+    /// that reproduces some of the failure, the ops whose substitution alone
+    /// changes the answer explain it, each traced down the same way, and
+    /// what the substituted run does not reproduce keeps its own causes.
+    fn explain(
         &mut self,
         sides: [&mut dyn Implementation; 2],
-        op: &str,
-        input: &Json,
+        failure: Failure<'_>,
         depth: usize,
         budget: &mut usize,
-    ) -> Option<Vec<ProbeStep>> {
+    ) -> Option<Chain> {
         if depth == MAX_DEPTH {
             return None;
         }
         let [expected_side, actual_side] = sides;
-        let own = dispatch::handle_in(self.features, op, input);
-        for probe in derive(self.features, op, input, &own) {
-            if !self.declared.contains(&probe.op)
-                || required_capabilities(probe.op, &probe.input, &Json::Null)
-                    .iter()
-                    .any(|needed| !self.capabilities.contains(needed))
-                || (probe.op == op && probe.input == *input)
-            {
+        let Failure {
+            op,
+            input,
+            answer,
+            stderr,
+        } = failure;
+        let own = self.reference(op, input);
+        let mut failing = self.failing_probes(
+            [&mut *expected_side, &mut *actual_side],
+            Failure {
+                op,
+                input,
+                answer,
+                stderr,
+            },
+            &own,
+            budget,
+        );
+        let mut substituted: Vec<&'static str> = Vec::new();
+        for step in &failing {
+            let op = ops::known_ops().find(|known| *known == step.op)?;
+            if !substituted.contains(&op) {
+                substituted.push(op);
+            }
+        }
+        // Past the budget, what was learned of the implementation's lower
+        // ops stands in for them, without asking.
+        let mut stood_in = false;
+        if *budget == 0 || self.left().1 == 0 {
+            for lower in substitution::composed_of(op) {
+                if self.learned(lower) && !substituted.contains(lower) {
+                    substituted.push(lower);
+                    stood_in = true;
+                }
+            }
+        }
+        if substituted.is_empty() {
+            return None;
+        }
+        // The composition must be the reference's for this input before an
+        // implementation's answers are put into it.
+        let faithful = self.substituted_run(actual_side, op, input, &own, &[], budget)?;
+        if !matches!(&faithful, Composed::Answer(faithful) if agrees(&own, &Ok(faithful.clone()))) {
+            return None;
+        }
+        self.first_learned.clear();
+        let run = self.substituted_run(actual_side, op, input, &own, &substituted, budget)?;
+        let changes = |run: &Composed| match run {
+            Composed::Answer(run) => !agrees(&own, &Ok(run.clone())),
+            Composed::Unraised => true,
+        };
+        if !changes(&run) {
+            return None;
+        }
+        if stood_in {
+            for step in std::mem::take(&mut self.first_learned) {
+                if !failing.iter().any(|failed| failed.op == step.op) {
+                    failing.push(step);
+                }
+            }
+        }
+        // The ops whose substitution alone changes the answer explain it;
+        // when none does alone, all of them together.
+        let mut explaining: Vec<&'static str> = Vec::new();
+        for lower in substituted.iter().filter(|_| substituted.len() > 1) {
+            let alone = self.substituted_run(actual_side, op, input, &own, &[lower], budget);
+            if alone.is_some_and(|alone| changes(&alone)) {
+                explaining.push(lower);
+            }
+        }
+        if explaining.is_empty() {
+            explaining = substituted.clone();
+        }
+        let mut steps: Vec<ProbeStep> = Vec::new();
+        let mut traced: Vec<Cause> = Vec::new();
+        for step in failing
+            .iter()
+            .filter(|step| explaining.iter().any(|op| *op == step.op))
+        {
+            let below = self.explain(
+                [&mut *expected_side, &mut *actual_side],
+                Failure {
+                    op: &step.op,
+                    input: &step.input,
+                    answer: &step.actual,
+                    stderr: &step.stderr,
+                },
+                depth + 1,
+                budget,
+            );
+            let (path, causes) = match below {
+                Some(chain) => (chain.steps.clone(), chain.causes()),
+                None => (
+                    Vec::new(),
+                    self.own_causes(
+                        &step.op,
+                        &step.input,
+                        &step.expected,
+                        &step.actual,
+                        &step.stderr,
+                    ),
+                ),
+            };
+            if steps.is_empty() {
+                steps.push(step.clone());
+                steps.extend(path);
+            }
+            for cause in causes {
+                if !traced.contains(&cause) {
+                    traced.push(cause);
+                }
+            }
+        }
+        if steps.is_empty() {
+            return None;
+        }
+        // A lower answer that raises no error where the reference's did
+        // reproduces the failure's disagreement, and nothing is left to
+        // compare past it.
+        let retained_by_retain = ops::prepares_messages(op) && substituted.contains(&"retain");
+        let (reproduced, residual) = match &run {
+            Composed::Answer(run) => (
+                self.own_causes(op, input, &own, &Ok(run.clone()), ""),
+                match (run, answer) {
+                    (run, answer) if agrees(run, answer) => Vec::new(),
+                    // With `retain`'s own answers in, what still differs in
+                    // the region it answers (the prompt's conversation and
+                    // what is derived from it, the stats) is what the
+                    // composition does not model of them: `retain`'s.
+                    (Outcome::Output(run), Ok(Outcome::Output(actual))) if retained_by_retain => {
+                        causes::causes_per_region(op, run, actual)
+                            .into_iter()
+                            .filter(|(region, _)| *region == causes::Region::Own)
+                            .map(|(_, cause)| self.tell_answered(op, input, cause, answer))
+                            .collect()
+                    }
+                    _ => self.own_causes(op, input, run, answer, stderr),
+                },
+            ),
+            Composed::Unraised => (self.own_causes(op, input, &own, answer, stderr), Vec::new()),
+        };
+        Some(Chain {
+            steps,
+            traced,
+            substituted: explaining.iter().map(|op| (*op).to_owned()).collect(),
+            reproduced,
+            residual,
+        })
+    }
+
+    /// The causes of `actual` differing from `expected` for a request of
+    /// `op` (spec `runner.causes`): each region's, the conversation's told
+    /// apart by the probes already answered.
+    fn own_causes(
+        &mut self,
+        op: &str,
+        input: &Json,
+        expected: &Outcome,
+        actual: &Result<Outcome, String>,
+        stderr: &str,
+    ) -> Vec<Cause> {
+        let expected = match expected {
+            Outcome::Output(output) => Side::Output(output),
+            Outcome::Error { code, .. } => Side::Error(code),
+        };
+        causes::every(op, expected, Side::of(actual, stderr))
+            .into_iter()
+            .map(|cause| self.tell_answered(op, input, cause, actual))
+            .collect()
+    }
+
+    /// The probes of a failed request on which the implementation answers
+    /// otherwise than the expected side, each asked of both (answers cached
+    /// for the run) while the budget lasts, then only as already answered,
+    /// or as learned; no more once the ops that failed so far, substituted,
+    /// reproduce the implementation's whole answer.
+    fn failing_probes(
+        &mut self,
+        sides: [&mut dyn Implementation; 2],
+        failure: Failure<'_>,
+        own: &Outcome,
+        budget: &mut usize,
+    ) -> Vec<ProbeStep> {
+        let [expected_side, actual_side] = sides;
+        let Failure {
+            op, input, answer, ..
+        } = failure;
+        let mut failing = Vec::new();
+        for probe in derive(self.features, op, input, own) {
+            if !self.askable(&probe) || (probe.op == op && probe.input == *input) {
                 continue;
             }
             let key = key(probe.op, &probe.input);
-            if !self.expected.contains_key(&key) || !self.answers.contains_key(&key) {
-                if *budget == 0 {
-                    return None;
+            let cached = self.expected.contains_key(&key) && self.answers.contains_key(&key);
+            if !cached && !self.charge(budget, key.len()) {
+                if let Some(spelled) = self.stand_in(&probe) {
+                    // What was learned of the implementation: not asked.
+                    let expected = self.reference(probe.op, &probe.input);
+                    if !agrees(&expected, &Ok(spelled.clone())) {
+                        failing.push(ProbeStep {
+                            op: probe.op.to_owned(),
+                            input: probe.input.clone(),
+                            expected,
+                            actual: Ok(spelled),
+                            stderr: String::new(),
+                            learned: true,
+                        });
+                    }
                 }
-                *budget -= 1;
+                // Past the budget, a probe is not asked: its op is not
+                // substituted, and what it would explain stays its own.
+                continue;
             }
             let expected = self
                 .expected
@@ -457,43 +848,280 @@ impl Prober {
                 continue;
             };
             if let Outcome::Output(output) = &expected {
-                if required_capabilities(probe.op, &probe.input, output)
-                    .iter()
-                    .any(|needed| !self.capabilities.contains(needed))
-                {
+                if !self.capable(probe.op, &probe.input, output) {
                     continue;
                 }
             }
+            self.learn(probe.op, &expected, &actual);
             if agrees(&expected, &actual) {
                 continue;
             }
-            let step = ProbeStep {
+            failing.push(ProbeStep {
                 op: probe.op.to_owned(),
                 input: probe.input.clone(),
                 expected,
                 actual,
                 stderr,
-            };
-            let mut steps = self
-                .descend(
-                    [&mut *expected_side, &mut *actual_side],
-                    probe.op,
-                    &probe.input,
-                    depth + 1,
-                    budget,
-                )
-                .unwrap_or_default();
-            steps.insert(0, step);
-            return Some(steps);
+                learned: false,
+            });
+            // The later probes are not asked once the ops that failed so
+            // far reproduce the whole answer.
+            let mut substituted: Vec<&'static str> = Vec::new();
+            for step in &failing {
+                if let Some(op) = ops::known_ops().find(|known| *known == step.op) {
+                    if !substituted.contains(&op) {
+                        substituted.push(op);
+                    }
+                }
+            }
+            let run = self.substituted_run(&mut *actual_side, op, input, own, &substituted, budget);
+            if matches!(run, Some(Composed::Answer(run)) if agrees(&run, answer)) {
+                break;
+            }
         }
-        None
+        failing
     }
+
+    /// Takes the implementation's answer to a vector whose expected answer
+    /// is `expected` as an observation of it, learned from at no cost (a
+    /// passing answer of another op than `json/tag-safe` teaches nothing).
+    pub fn observe(&mut self, op: &str, expected: &Outcome, answer: &Result<Outcome, String>) {
+        if op == "json/tag-safe" || !agrees(expected, answer) {
+            self.learn(op, expected, answer);
+        }
+    }
+
+    /// The reference's answer to a request, computed once per run.
+    fn reference(&mut self, op: &str, input: &Json) -> Outcome {
+        let key = key(op, input);
+        if let Some(known) = self.references.get(&key) {
+            return known.clone();
+        }
+        let answer = dispatch::handle_in(self.features, op, input);
+        self.references.insert(key, answer.clone());
+        answer
+    }
+
+    /// Learns from the implementation's answer to a question (spec
+    /// `runner.probes`): its JSON spelling from `json/tag-safe` (an answer
+    /// that spaces a gap otherwise than an earlier one refutes it for the
+    /// run), the member edits another op's answer is the reference's with.
+    fn learn(&mut self, op: &str, expected: &Outcome, actual: &Result<Outcome, String>) {
+        let (Outcome::Output(ours), Ok(Outcome::Output(theirs))) = (expected, actual) else {
+            return;
+        };
+        if op != "json/tag-safe" {
+            let Some(op) = ops::known_ops().find(|known| *known == op) else {
+                return;
+            };
+            if let Some(edits) = substitution::member_edits(ours, theirs) {
+                let learned = self.edits.entry(op).or_default();
+                for edit in edits {
+                    if !learned.contains(&edit) {
+                        learned.push(edit);
+                    }
+                }
+            }
+            return;
+        }
+        let (Json::String(ours), Json::String(theirs)) = (ours, theirs) else {
+            return;
+        };
+        let learned = self
+            .spelling
+            .as_mut()
+            .map(|spelling| spelling.learn(ours.units(), theirs.units()));
+        if learned == Some(Learned::Refuted) {
+            self.spelling = None;
+        }
+    }
+
+    /// Whether something that differs from the reference was learned of
+    /// `op`.
+    fn learned(&self, op: &str) -> bool {
+        match op {
+            "json/tag-safe" => self.spelling.as_ref().is_some_and(Spelling::differs),
+            _ => self.edits.contains_key(op),
+        }
+    }
+
+    /// The implementation's answer to a question as what was learned of it
+    /// writes it: the reference's answer spelled as learned (when every
+    /// gap of it was seen), or with the learned member edits made.
+    fn stand_in(&self, probe: &Probe) -> Option<Outcome> {
+        if !self.learned(probe.op) {
+            return None;
+        }
+        let Outcome::Output(ours) = dispatch::handle_in(self.features, probe.op, &probe.input)
+        else {
+            return None;
+        };
+        if probe.op != "json/tag-safe" {
+            let edits = self.edits.get(probe.op)?;
+            return Some(Outcome::Output(substitution::apply_edits(&ours, edits)));
+        }
+        let spelling = self.spelling.as_ref()?;
+        let spelled = spelling.spell(ours.as_js_str()?.units())?;
+        Some(Outcome::Output(Json::String(JsString::from_units(spelled))))
+    }
+
+    /// What was learned of the implementation's `probe.op` standing in for
+    /// its answer: composed of the lower ops as they are substituted, when
+    /// the op has a composition (a `retain` measured with the learned
+    /// spelling, of a projection with the learned edits), then with the
+    /// learned edits made ([`Prober::stand_in`] otherwise).
+    fn stood_in(
+        &mut self,
+        actual_side: &mut dyn Implementation,
+        probe: &Probe,
+        substituted: &[&'static str],
+        budget: &mut usize,
+        depth: usize,
+    ) -> Option<Outcome> {
+        if !self.learned(probe.op) {
+            return None;
+        }
+        if depth < MAX_DEPTH && !substitution::composed_of(probe.op).is_empty() {
+            let features = self.features;
+            let reference = self.reference(probe.op, &probe.input);
+            let mut lower = |below: &Probe| {
+                self.lower_answer(&mut *actual_side, below, substituted, budget, depth + 1)
+            };
+            let composed =
+                substitution::compose(features, probe.op, &probe.input, &reference, &mut lower);
+            if let Some(Composed::Answer(Outcome::Output(composed))) = composed {
+                let edits = self.edits.get(probe.op).cloned().unwrap_or_default();
+                return Some(Outcome::Output(substitution::apply_edits(
+                    &composed, &edits,
+                )));
+            }
+        }
+        self.stand_in(probe)
+    }
+
+    /// Keeps `step` as its op's first learned step, unless one is kept.
+    fn first_learned_of(&mut self, step: ProbeStep) {
+        if !self.first_learned.iter().any(|known| known.op == step.op) {
+            self.first_learned.push(step);
+        }
+    }
+
+    /// Whether a question may be sent to the implementation: its op is
+    /// declared, and it needs no capability not declared.
+    fn askable(&self, probe: &Probe) -> bool {
+        self.declared.contains(&probe.op) && self.capable(probe.op, &probe.input, &Json::Null)
+    }
+
+    fn capable(&self, op: &str, input: &Json, output: &Json) -> bool {
+        required_capabilities(op, input, output)
+            .iter()
+            .all(|needed| self.capabilities.contains(needed))
+    }
+
+    /// The reference's answer to a request of `op` composed with the
+    /// implementation's answers for the ops `substituted` names and its
+    /// own composition for the others ([`substitution::compose`]); `None`
+    /// when it has no composition or an answer could not be had within
+    /// `budget`.
+    fn substituted_run(
+        &mut self,
+        actual_side: &mut dyn Implementation,
+        op: &str,
+        input: &Json,
+        own: &Outcome,
+        substituted: &[&'static str],
+        budget: &mut usize,
+    ) -> Option<Composed> {
+        let features = self.features;
+        let mut lower =
+            |probe: &Probe| self.lower_answer(&mut *actual_side, probe, substituted, budget, 0);
+        substitution::compose(features, op, input, own, &mut lower)
+    }
+
+    /// A lower op's answer in a substituted run: the implementation's
+    /// (asked within `budget`, past it spelled as learned) when its op is
+    /// substituted; else the reference's composition of it, which is the
+    /// reference's own answer when nothing it is composed of is
+    /// substituted.
+    fn lower_answer(
+        &mut self,
+        actual_side: &mut dyn Implementation,
+        probe: &Probe,
+        substituted: &[&'static str],
+        budget: &mut usize,
+        depth: usize,
+    ) -> Option<Composed> {
+        let reference = self.reference(probe.op, &probe.input);
+        if !substituted.contains(&probe.op) {
+            let composed_of = substitution::composed_of(probe.op);
+            if depth == MAX_DEPTH || !substituted.iter().any(|op| composed_of.contains(op)) {
+                return Some(Composed::Answer(reference));
+            }
+            let features = self.features;
+            let mut lower = |below: &Probe| {
+                self.lower_answer(&mut *actual_side, below, substituted, budget, depth + 1)
+            };
+            let composed =
+                substitution::compose(features, probe.op, &probe.input, &reference, &mut lower);
+            return Some(composed.unwrap_or(Composed::Answer(reference)));
+        }
+        let key = key(probe.op, &probe.input);
+        if !self.answers.contains_key(&key) {
+            if !self.askable(probe) || !self.charge(budget, key.len()) {
+                let stood_in =
+                    self.stood_in(&mut *actual_side, probe, substituted, budget, depth)?;
+                if !agrees(&reference, &Ok(stood_in.clone())) {
+                    self.first_learned_of(ProbeStep {
+                        op: probe.op.to_owned(),
+                        input: probe.input.clone(),
+                        expected: reference,
+                        actual: Ok(stood_in.clone()),
+                        stderr: String::new(),
+                        learned: true,
+                    });
+                }
+                return Some(Composed::Answer(stood_in));
+            }
+            self.sent += 1;
+            let answer = actual_side.call(probe.op, &probe.input);
+            let stderr = actual_side.take_stderr();
+            self.answers.insert(key.clone(), (answer, stderr));
+        }
+        let (answer, stderr) = self.answers.get(&key)?;
+        let answer = match answer {
+            Ok(Outcome::Error { code, .. }) if code == UNSUPPORTED => {
+                return Some(Composed::Answer(reference))
+            }
+            Ok(answer) => answer.clone(),
+            Err(_) => return None,
+        };
+        if self.learned(probe.op) && !agrees(&reference, &Ok(answer.clone())) {
+            let stderr = stderr.clone();
+            self.first_learned_of(ProbeStep {
+                op: probe.op.to_owned(),
+                input: probe.input.clone(),
+                expected: reference,
+                actual: Ok(answer.clone()),
+                stderr,
+                learned: false,
+            });
+        }
+        Some(Composed::Answer(answer))
+    }
+}
+
+/// Whether a retained text is a cut one: it holds an omission notice,
+/// `\n[` then the implementation's words (spec `retention.notice`; a port
+/// may word it otherwise).
+fn is_cut(text: &[u16]) -> bool {
+    text.windows(2)
+        .any(|pair| pair == [u16::from(b'\n'), u16::from(b'[')])
 }
 
 /// Whether the implementation's answer passes against the reference's, as
 /// a vector's would (spec `conformance.comparison`); `UNSUPPORTED` is no
 /// disagreement.
-fn agrees(expected: &Outcome, actual: &Result<Outcome, String>) -> bool {
+pub fn agrees(expected: &Outcome, actual: &Result<Outcome, String>) -> bool {
     match (expected, actual) {
         (_, Ok(Outcome::Error { code, .. })) if code == UNSUPPORTED => true,
         (Outcome::Output(x), Ok(Outcome::Output(y))) => first_difference(x, y).is_none(),
@@ -526,7 +1154,7 @@ pub fn derive(features: Features, op: &str, input: &Json, own: &Outcome) -> Vec<
             }
         }
         "mention/format" => {
-            if let Some(id @ Json::String(_)) = member("sessionId") {
+            if let Some(id) = member("sessionId") {
                 probes.push(Probe::new("uri/encode", [("sessionId", id)]));
             }
         }
@@ -580,13 +1208,14 @@ pub fn derive(features: Features, op: &str, input: &Json, own: &Outcome) -> Vec<
         "candidates/list" => probes.extend(config_probe(input)),
         "candidates/remote" => {
             probes.extend(config_probe(input));
-            probes.push(Probe {
-                op: "candidates/list",
-                input: input.clone(),
-            });
+            probes.push(remote_listing(input));
             let candidates = output.and_then(Json::as_array).unwrap_or_default();
             for candidate in candidates.iter().take(MAX_OF_A_KIND) {
-                probes.push(format_probe(candidate, "sessionId", "label"));
+                probes.push(format_probe(
+                    candidate,
+                    "sessionId",
+                    mention_label(features),
+                ));
             }
         }
         _ => {}
@@ -594,8 +1223,35 @@ pub fn derive(features: Features, op: &str, input: &Json, own: &Outcome) -> Vec<
     probes
 }
 
+/// The `candidates/list` a `candidates/remote` lists from: its input
+/// without `limit`, which a remote listing ignores for the configured one
+/// (spec `candidates.remote`).
+pub(super) fn remote_listing(input: &Json) -> Probe {
+    let members = input
+        .as_object()
+        .unwrap_or_default()
+        .iter()
+        .filter(|(name, _)| !name.is("limit"))
+        .cloned()
+        .collect();
+    Probe {
+        op: "candidates/list",
+        input: Json::Object(members),
+    }
+}
+
+/// The member of a remote candidate its mention shows (spec
+/// `candidates.remote`): the display title with `remote-display-label`.
+pub(super) fn mention_label(features: Features) -> &'static str {
+    if features.remote_display_label {
+        "displayTitle"
+    } else {
+        "label"
+    }
+}
+
 /// `mention/format` of a record's id and label.
-fn format_probe(record: &Json, id: &str, label: &str) -> Probe {
+pub(super) fn format_probe(record: &Json, id: &str, label: &str) -> Probe {
     Probe::new(
         "mention/format",
         [
@@ -613,7 +1269,11 @@ fn config_probe(input: &Json) -> Option<Probe> {
 
 /// A preparation's probes: its configuration, its prompt's data as tag-safe
 /// JSON, and each source retained with the budget the reference computed.
-fn prepare_probes(features: Features, input: &Json, output: Option<&Json>) -> Vec<Probe> {
+pub(super) fn prepare_probes(
+    features: Features,
+    input: &Json,
+    output: Option<&Json>,
+) -> Vec<Probe> {
     let mut probes: Vec<Probe> = config_probe(input).into_iter().collect();
     let context = output.and_then(|output| output.get("additionalContext"));
     if let Some(data) = context.and_then(prompt_data) {
@@ -701,7 +1361,7 @@ fn requested_sources(input: &Json) -> Vec<Json> {
 }
 
 /// The JSON value between a prompt's `<referenced-sessions>` tags.
-fn prompt_data(context: &Json) -> Option<Json> {
+pub(super) fn prompt_data(context: &Json) -> Option<Json> {
     const OPEN: &str = "<referenced-sessions>\n";
     const CLOSE: &str = "\n</referenced-sessions>";
     let text = context
@@ -719,8 +1379,39 @@ fn prompt_data(context: &Json) -> Option<Json> {
 /// blocks, then `prepare` of each message that mentions a session, as the
 /// reference builds it.
 fn pre_step_probes(features: Features, input: &Json) -> Vec<Probe> {
+    let mut reference = |probe: &Probe| Some(dispatch::handle_in(features, probe.op, &probe.input));
+    let (mut parses, mut preparations, _) =
+        pre_step_questions(input, &mut reference).unwrap_or_default();
+    parses.truncate(MAX_OF_A_KIND);
+    preparations.truncate(MAX_OF_A_KIND);
+    parses.extend(preparations);
+    parses
+}
+
+/// The `prepare` of each direct user message that mentions a session, as a
+/// pre-step builds it from what `parse` answers to each of its text
+/// blocks: `Err` with the first parse that fails (the pre-step fails with
+/// it, spec `pre-step.errors`), `None` when a parse could not be had.
+pub(super) fn pre_step_preparations(
+    input: &Json,
+    parse: &mut Answers,
+) -> Option<Result<Vec<Probe>, Outcome>> {
+    let (_, preparations, failed) = pre_step_questions(input, parse)?;
+    Some(match failed {
+        Some(failed) => Err(failed),
+        None => Ok(preparations),
+    })
+}
+
+/// A pre-step's `mention/parse` questions, its `prepare` questions built
+/// from `parse`'s answers, and the first parse that failed.
+fn pre_step_questions(
+    input: &Json,
+    parse: &mut Answers,
+) -> Option<(Vec<Probe>, Vec<Probe>, Option<Outcome>)> {
     let mut parses = Vec::new();
     let mut preparations = Vec::new();
+    let mut failed = None;
     let messages = input
         .get("messages")
         .and_then(Json::as_array)
@@ -752,8 +1443,8 @@ fn pre_step_probes(features: Features, input: &Json) -> Vec<Probe> {
                 content.push(block.clone());
                 continue;
             };
-            let parse = Probe::new("mention/parse", [("text", text.clone())]);
-            match dispatch::handle_in(features, parse.op, &parse.input) {
+            let question = Probe::new("mention/parse", [("text", text.clone())]);
+            match parse(&question)? {
                 Outcome::Output(parsed) => {
                     content.push(Json::object([
                         ("type", Json::str("text")),
@@ -768,9 +1459,12 @@ fn pre_step_probes(features: Features, input: &Json) -> Vec<Probe> {
                             .cloned(),
                     );
                 }
-                Outcome::Error { .. } => readable = false,
+                error @ Outcome::Error { .. } => {
+                    readable = false;
+                    failed.get_or_insert(error);
+                }
             }
-            parses.push(parse);
+            parses.push(question);
         }
         if readable && !references.is_empty() {
             let mut members: Vec<(JsString, Json)> = input
@@ -788,16 +1482,13 @@ fn pre_step_probes(features: Features, input: &Json) -> Vec<Probe> {
             });
         }
     }
-    parses.truncate(MAX_OF_A_KIND);
-    preparations.truncate(MAX_OF_A_KIND);
-    parses.extend(preparations);
-    parses
+    Some((parses, preparations, failed))
 }
 
 /// The session id a URI's payload spells, read leniently (padding,
 /// either base64 alphabet, any JSON string literal): what `uri/encode` must
 /// be asked to learn whether the URI is canonical.
-fn spelled_id(uri: &[u16]) -> Option<JsString> {
+pub(super) fn spelled_id(uri: &[u16]) -> Option<JsString> {
     let payload = uri.strip_prefix(&SCHEME_UNITS[..])?;
     let bytes: Vec<u8> = payload
         .iter()
@@ -846,7 +1537,8 @@ fn uris_in(text: &[u16]) -> Vec<Vec<u16>> {
         if bare < explicit {
             uris.push(text[at..bare].to_vec());
         }
-        at = explicit.max(at + 1);
+        // A run may hold another URI: the scanner may match it alone.
+        at += scheme.len();
     }
     uris
 }
@@ -886,8 +1578,8 @@ mod tests {
                 r#"{{"agent":{{"id":"me","cwd":"/w","route":{{"provider":"p","model":"m"}}}},"content":[],"references":[{{"sessionId":"s1"}}],"sessions":{{"s1":{{"session":{{"id":"s1","cwd":"/w"}},"capturedThroughSeq":1,"events":[]}}}}{models}}}"#
             ))
         };
-        let mut prober = Prober::within(Features::NEWEST, vec!["prepare"], Vec::new());
-        let mut told = |input: &Json| {
+        let prober = Prober::within(Features::NEWEST, vec!["prepare"], Vec::new());
+        let told = |input: &Json| {
             prober
                 .tell("prepare", input, causes::conversation_cause())
                 .to_string()

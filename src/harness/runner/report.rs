@@ -188,6 +188,10 @@ pub struct CauseCount {
     /// because OP … answers …`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chain: Option<String>,
+    /// What substitution reproduced of that vector's failure: `the
+    /// implementation's OP in place of the reference's reproduces …`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub substitution: Option<String>,
 }
 
 /// The causes of a run's failures, most vectors first (ties: found first).
@@ -199,8 +203,8 @@ pub fn causes(report: &Report) -> Vec<CauseCount> {
         vectors: Vec<&'a str>,
         example: (usize, &'a str),
         /// The traced vector with the fewest input bytes: its size, id,
-        /// lowest probe and chain.
-        probe: Option<(usize, &'a str, String, String)>,
+        /// lowest probe, chain and what substitution reproduced.
+        probe: Option<(usize, &'a str, String, String, String)>,
     }
     fn tally<'a>(counts: &mut Vec<(&'a str, usize)>, key: &'a str) {
         match counts.iter_mut().find(|(known, _)| *known == key) {
@@ -280,13 +284,14 @@ pub fn causes(report: &Report) -> Vec<CauseCount> {
             if group
                 .probe
                 .as_ref()
-                .is_none_or(|(bytes, _, _, _)| detail.input_bytes < *bytes)
+                .is_none_or(|(bytes, _, _, _, _)| detail.input_bytes < *bytes)
             {
                 group.probe = Some((
                     detail.input_bytes,
                     &result.id,
                     chain.lowest().describe(),
                     chain.explain(&result.op),
+                    chain.substitution(),
                 ));
             }
         }
@@ -302,10 +307,17 @@ pub fn causes(report: &Report) -> Vec<CauseCount> {
             example: group
                 .probe
                 .as_ref()
-                .map_or(group.example.1, |(_, id, _, _)| id)
+                .map_or(group.example.1, |(_, id, _, _, _)| id)
                 .to_owned(),
-            chain: group.probe.as_ref().map(|(_, _, _, chain)| chain.clone()),
-            probe: group.probe.map(|(_, _, probe, _)| probe),
+            chain: group
+                .probe
+                .as_ref()
+                .map(|(_, _, _, chain, _)| chain.clone()),
+            substitution: group
+                .probe
+                .as_ref()
+                .map(|(_, _, _, _, substitution)| substitution.clone()),
+            probe: group.probe.map(|(_, _, probe, _, _)| probe),
         })
         .collect();
     causes.sort_by_key(|cause| std::cmp::Reverse(cause.count));
@@ -349,6 +361,9 @@ pub fn causes_block(report: &Report) -> Option<String> {
         ));
         if let Some(probe) = &cause.probe {
             block.push_str(&format!("\n     probed: {probe}"));
+        }
+        if let Some(substitution) = &cause.substitution {
+            block.push_str(&format!("\n     substituted: {substitution}"));
         }
     }
     Some(block)
@@ -542,6 +557,10 @@ pub struct JsonFailure {
     /// `runner.probes`), when one does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chain: Option<Vec<JsonProbe>>,
+    /// What putting the implementation's lower answers in place of the
+    /// reference's reproduced of this failure (spec `runner.probes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub substitution: Option<String>,
 }
 
 /// A failing probe in a failure's chain.
@@ -674,6 +693,10 @@ pub fn to_json(
                             })
                             .collect()
                     }),
+                    substitution: detail
+                        .chain
+                        .as_ref()
+                        .map(super::probes::Chain::substitution),
                 }),
                 _ => None,
             },

@@ -14,7 +14,7 @@ use super::adapter::{is_hang, Description, Implementation, Slow, MAX_HANGS_PER_O
 use super::causes::Cause;
 use super::diff;
 pub use super::ops::{known_ops, reference_features};
-use super::probes::{Chain, Prober};
+use super::probes::{self, Chain, Prober};
 use super::report::{actual_json, raw};
 use super::vectors::{required_capabilities, LONE_SURROGATES, OPTIONAL_SEQ};
 use crate::js::json::Json;
@@ -397,9 +397,16 @@ impl Mismatch {
         self
     }
 
-    /// This disagreement traced by `chain` (spec `runner.probes`): its class
-    /// is the lowest probe's cause, shown at that probe.
+    /// This disagreement explained by `chain` (spec `runner.probes`): when
+    /// the substituted run reproduces all of it, its class is the lowest
+    /// probe's cause, shown at that probe; else it is the first cause the
+    /// substituted run leaves, the disagreement's own.
     fn traced(mut self, chain: Chain) -> Mismatch {
+        if let Some(left) = chain.residual().first() {
+            self.signature.cause = left.clone();
+            self.signature.alternative = None;
+            return self;
+        }
         let lowest = chain.lowest();
         let (_, path) = lowest.cause_at();
         self.signature.cause = chain.cause();
@@ -1335,12 +1342,18 @@ pub fn run(
             let Some(prober) = prober.as_mut().filter(|_| !mismatch.hung()) else {
                 return mismatch;
             };
-            match prober.attribute(a, b, op, input) {
+            let failure = probes::Failure {
+                op,
+                input,
+                answer: &mismatch.b,
+                stderr: "",
+            };
+            match prober.attribute(a, b, failure) {
                 Some(chain) => mismatch.traced(chain),
                 None => {
                     let mut mismatch = mismatch;
                     let own = mismatch.signature.cause.clone();
-                    mismatch.signature.cause = prober.tell(op, input, own);
+                    mismatch.signature.cause = prober.tell_answered(op, input, own, &mismatch.b);
                     mismatch
                 }
             }

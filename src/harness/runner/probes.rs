@@ -74,6 +74,12 @@ impl Allowance {
     }
 }
 
+/// After this many failures of one op with the same own causes sent
+/// probes that explained nothing, another sends none: it keeps its own
+/// causes, as they did, unless answers already had or what was learned
+/// explain it.
+const UNEXPLAINED_KIND: usize = 3;
+
 /// How many probes of one kind a request gets at most (the URIs of one
 /// text, the references of one preparation).
 const MAX_OF_A_KIND: usize = 8;
@@ -306,6 +312,9 @@ pub struct Prober {
     sent_bytes: usize,
     /// Each op and list of own causes a failure was probed for.
     probed: HashSet<(String, Vec<Cause>)>,
+    /// For each op and list of own causes, how many failures sent probes
+    /// that explained nothing.
+    unexplained: HashMap<(String, Vec<Cause>), usize>,
     /// The reference's answers computed in this run, by request.
     references: HashMap<String, Outcome>,
     /// The implementation's JSON spelling, learned from its `json/tag-safe`
@@ -352,6 +361,7 @@ impl Prober {
             allowance: None,
             sent_bytes: 0,
             probed: HashSet::new(),
+            unexplained: HashMap::new(),
             spelling: Some(Spelling::default()),
             edits: HashMap::new(),
             first_learned: Vec::new(),
@@ -424,13 +434,20 @@ impl Prober {
     ) -> Option<Chain> {
         self.allowance = Some(allowance);
         let (left, _, spent) = self.left();
-        let first_of_its_kind = self.probed.insert((failure.op.to_owned(), own));
-        let mut budget = if spent && !first_of_its_kind {
+        let kind = (failure.op.to_owned(), own);
+        let first_of_its_kind = self.probed.insert(kind.clone());
+        let unexplained = self.unexplained.get(&kind).copied().unwrap_or(0);
+        let mut budget = if (spent && !first_of_its_kind) || unexplained >= UNEXPLAINED_KIND {
             0
         } else {
             left.min(MAX_PROBES)
         };
-        self.explain([expected, actual], failure, 0, &mut budget)
+        let asked = budget > 0;
+        let chain = self.explain([expected, actual], failure, 0, &mut budget);
+        if chain.is_none() && asked {
+            *self.unexplained.entry(kind).or_default() += 1;
+        }
+        chain
     }
 
     /// What a failed request of `op` whose conversation differs tells once
@@ -1112,10 +1129,12 @@ impl Prober {
 
 /// Whether a retained text is a cut one: it holds an omission notice,
 /// `\n[` then the implementation's words (spec `retention.notice`; a port
-/// may word it otherwise).
+/// may word it otherwise), or nothing is left of it.
 fn is_cut(text: &[u16]) -> bool {
-    text.windows(2)
-        .any(|pair| pair == [u16::from(b'\n'), u16::from(b'[')])
+    text.is_empty()
+        || text
+            .windows(2)
+            .any(|pair| pair == [u16::from(b'\n'), u16::from(b'[')])
 }
 
 /// Whether the implementation's answer passes against the reference's, as

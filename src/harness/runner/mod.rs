@@ -225,7 +225,7 @@ pub struct Report {
     /// One entry per vector.
     pub results: Vec<VectorResult>,
     /// Requests sent for probes (spec `runner.probes`): none in a passing
-    /// run, at most a fifth of the vectors run (or 64) in any.
+    /// run, at most as many as the vectors run (or 64) in any.
     pub probes: usize,
     /// The vectors answered after the timeout, within the grace period
     /// (spec `runner.slow`): compared as usual, and named.
@@ -405,7 +405,7 @@ pub fn run(
     let declared = |vector: &Vector| read.satisfies(&vector.op, &vector.features);
     let mut prober = probes::Prober::new(description);
     let mut reference = adapter::BuiltIn(prober.features());
-    // As many requests as the run sends for its vectors, and a fifth of
+    // As many requests as the run sends for its vectors, and half of
     // their bytes: reckoned at the first failure, so that a passing run
     // pays nothing for it.
     let mut allowance = None;
@@ -460,7 +460,7 @@ pub fn run(
                 return Ok(status);
             }
             // spec runner.probes: a failure is traced to the lowest op that
-            // already answers wrong, within a fifth of the run's requests.
+            // already answers wrong, within the run's allowance.
             let own = detail.all_causes(&vector.op);
             let conversation = causes::conversation_cause();
             let shows_conversation = own.contains(&conversation);

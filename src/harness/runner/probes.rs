@@ -50,7 +50,7 @@ pub const MAX_PROBES: usize = 32;
 pub const MIN_ALLOWANCE: usize = 64;
 
 /// Bytes of requests a run may send for probes whatever its size; past it,
-/// at most a fifth of the bytes of its vectors' inputs.
+/// at most half the bytes of its vectors' inputs.
 pub const MIN_ALLOWANCE_BYTES: usize = 64 * 1024;
 
 /// What a run may send for probes (spec `runner.probes`): requests, and
@@ -69,7 +69,7 @@ impl Allowance {
     pub fn of_run(vectors: usize, bytes: usize) -> Allowance {
         Allowance {
             requests: MIN_ALLOWANCE.max(vectors),
-            bytes: MIN_ALLOWANCE_BYTES.max(bytes / 5),
+            bytes: MIN_ALLOWANCE_BYTES.max(bytes / 2),
         }
     }
 }
@@ -418,12 +418,13 @@ impl Prober {
     }
 
     /// [`Prober::attribute`] within a run's allowance, which it never
-    /// exceeds: once three quarters of `allowance` requests have been
+    /// exceeds: once three quarters of its requests or bytes have been
     /// sent, only the first failure of an op with its own causes (its
     /// causes without probing, `own`) sends requests, within the last
-    /// quarter; another is explained only by answers already had (spec
-    /// `runner.probes`: probing costs a run at most a fifth of its
-    /// requests, and no failure borrows another's explanation).
+    /// quarter; after [`UNEXPLAINED_KIND`] failures of a kind whose probes
+    /// explained nothing, another sends none; such a failure is explained
+    /// only by answers already had and what was learned (spec
+    /// `runner.probes`: no failure borrows another's explanation).
     pub fn attribute_within(
         &mut self,
         expected: &mut dyn Implementation,

@@ -307,9 +307,10 @@ fn retain(features: Features, input: &Json, own: &Outcome, lower: &mut Answers) 
     if ours.len() > MODELLED_ITEMS {
         return None;
     }
-    // Each item of the substituted projection is a checkpoint when it is
-    // the reference's next item of the same role and text that is one (a
-    // projection that leaves items out keeps the others' flags); an item
+    // Each item of the substituted projection is a checkpoint when the
+    // reference's item in its place is one: by index when both project as
+    // many items, else the reference's next item of the same role and text
+    // (a projection that leaves items out keeps the others' flags); an item
     // the reference does not project is none.
     let mut next = 0;
     let items = conversation
@@ -321,9 +322,14 @@ fn retain(features: Features, input: &Json, own: &Outcome, lower: &mut Answers) 
                 _ => return None,
             };
             let text = item.get("text")?.as_js_str()?.units().to_vec();
-            let found = ours[next..]
-                .iter()
-                .position(|(known, _, known_text)| *known == role && *known_text == text);
+            // As many items as the reference projects: the same places.
+            let found = if conversation.len() == ours.len() {
+                Some(0)
+            } else {
+                ours[next..]
+                    .iter()
+                    .position(|(known, _, known_text)| *known == role && *known_text == text)
+            };
             let checkpoint = match found {
                 Some(offset) => {
                     next += offset + 1;

@@ -220,9 +220,9 @@ pub fn is_hang(problem: &str) -> bool {
     problem.starts_with(NO_ANSWER)
 }
 
-/// After this many hangs of one op, the runner stops waiting the grace
-/// period for it (spec `runner.slow`): `conformance` waits its later
-/// vectors the timeout only, `differential` sends no more of its cases.
+/// After this many hangs of one op, the runner sends it nothing more (spec
+/// `runner.slow`): `conformance` skips its later vectors, `differential`
+/// its later cases.
 pub const MAX_HANGS_PER_OP: u64 = 2;
 
 /// How a hang's protocol failure begins.

@@ -741,16 +741,11 @@ fn member_edit(expected: &[(JsString, Json)], actual: &[(JsString, Json)]) -> Op
         .filter(|(key, _)| !has(actual, key))
         .map(|(key, _)| key.to_string_lossy())
         .collect();
-    let extra: Vec<String> = actual
+    let extra: Vec<(String, &Json)> = actual
         .iter()
         .filter(|(key, _)| !has(expected, key))
-        .map(|(key, _)| key.to_string_lossy())
+        .map(|(key, value)| (key.to_string_lossy(), value))
         .collect();
-    // The only extra member is `null` and every other member is there.
-    let extra_null = extra.len() == 1
-        && actual
-            .iter()
-            .any(|(key, value)| *value == Json::Null && !has(expected, key));
     let without_indices = |members: &[(JsString, Json)]| -> Vec<Vec<u16>> {
         members
             .iter()
@@ -758,7 +753,9 @@ fn member_edit(expected: &[(JsString, Json)], actual: &[(JsString, Json)]) -> Op
             .filter(|key| crate::js::json::array_index(key).is_none())
             .collect()
     };
-    Some(match (missing.first(), extra.first()) {
+    let only_extra_is_null = matches!(extra.as_slice(), [(_, Json::Null)]);
+    let first_extra = extra.first().map(|(came, _)| came);
+    Some(match (missing.first(), first_extra) {
         (None, None) if without_indices(expected) == without_indices(actual) => {
             EditKind::IndexKeysPlaced
         }
@@ -772,7 +769,8 @@ fn member_edit(expected: &[(JsString, Json)], actual: &[(JsString, Json)]) -> Op
             actual: came.clone(),
         },
         (Some(gone), None) => EditKind::MemberMissing(gone.clone()),
-        (None, Some(came)) if extra_null => EditKind::NullWritten(came.clone()),
+        // The one extra member, every other there, holds `null`.
+        (None, Some(came)) if only_extra_is_null => EditKind::NullWritten(came.clone()),
         (None, Some(came)) => EditKind::MemberExtra(came.clone()),
     })
 }

@@ -185,18 +185,20 @@ fn output_cause(op: &str, found: &Found) -> (Cause, String) {
 pub enum Region {
     /// The op's own part of its output.
     Own,
-    /// What `retain` answers for a source of a prepared message: its
-    /// conversation in the prompt, its stats in the source record.
+    /// What retention decides: in `retain`'s answer, its conversation and
+    /// stats; for a source of a prepared message, its conversation in the
+    /// prompt, its stats in the source record.
     Retained,
 }
 
 /// Every cause of two outputs of `op` that differ: the most telling edit
 /// of the op's own region, then each cause of the region `retain`
 /// answers (the conversation, whose stats are folded into it, and
-/// `compacted`). Only `prepare` and `pre-step` have two regions; another
-/// op's outputs give at most one cause, as [`cause`] names it.
+/// `compacted`). Only `retain` (its own answer), `prepare` and `pre-step`
+/// (each source of a prepared message) have two regions; another op's
+/// outputs give at most one cause, as [`cause`] names it.
 pub fn causes_per_region(op: &str, expected: &Json, actual: &Json) -> Vec<(Region, Cause)> {
-    let prepared = super::ops::prepares_messages(op);
+    let prepared = super::ops::prepares_messages(op) || op == "retain";
     let (mut own, mut retained) = (Vec::new(), Vec::new());
     for found in edits(expected, actual) {
         if prepared && found.is_retained() {
@@ -210,8 +212,15 @@ pub fn causes_per_region(op: &str, expected: &Json, actual: &Json) -> Vec<(Regio
         .into_iter()
         .collect();
     // What retain answers is already folded (the conversation and the
-    // stats derived from it are one cause): each of its causes counts.
+    // stats derived from it are one cause): each of its causes counts. In
+    // `retain`'s own answer, `compacted` beside a conversation that differs
+    // is part of what was kept (a checkpoint projected otherwise compacts
+    // otherwise): one cause with it.
+    let conversation_differs = retained.iter().any(Found::is_conversation);
     for found in retained {
+        if op == "retain" && conversation_differs && !found.is_conversation() {
+            continue;
+        }
         let cause = output_cause(op, &found).0;
         if !causes.iter().any(|(_, known)| *known == cause) {
             causes.push((Region::Retained, cause));
@@ -358,6 +367,18 @@ pub fn told_conversation(told: Told) -> Cause {
         family: Some("snapshot"),
         edit: edit.to_owned(),
     }
+}
+
+/// Whether two causes are the same one, a conversation's told apart or
+/// not counting as one (the telling depends on what was asked).
+pub fn same_cause(one: &Cause, other: &Cause) -> bool {
+    let conversation = |cause: &Cause| {
+        *cause == conversation_cause()
+            || [Told::Projection, Told::Retention, Told::Budget]
+                .into_iter()
+                .any(|told| *cause == told_conversation(told))
+    };
+    one == other || (conversation(one) && conversation(other))
 }
 
 /// A preparation whose model lookup fails, answered otherwise (spec
@@ -1432,8 +1453,13 @@ mod tests {
                 "snapshot: boolean changed at compacted"
             ]
         );
-        // Another op's output is one region: its most telling edit.
-        assert_eq!(causes_per_region("retain", &expected, &actual).len(), 1);
+        // `retain`'s answer has the same two regions; another op's output
+        // is one region: its most telling edit.
+        assert_eq!(causes_per_region("retain", &expected, &actual).len(), 2);
+        assert_eq!(
+            causes_per_region("candidates/list", &expected, &actual).len(),
+            1
+        );
     }
 
     #[test]

@@ -20,8 +20,11 @@
 //! `dynamic-inputs`, …), and are bounded per failure ([`MAX_PROBES`]) and
 //! per run ([`Allowance`]); answers are cached by request for the whole
 //! run, so a passing run sends none and a lower op asked again costs
-//! nothing. Past the allowance, what was learned of the implementation (its
-//! JSON spelling, its member edits) stands in for what cannot be asked.
+//! nothing. What was learned of the implementation (its JSON spelling, its
+//! member edits) stands in for what is not asked: first, before any probe,
+//! when it explains the failure and tells its conversation apart (a
+//! pervasive bug then costs its first failures' probes only), and past the
+//! allowance.
 
 use super::adapter::{Description, Implementation};
 use super::causes::{self, Cause, Side};
@@ -75,7 +78,8 @@ impl Allowance {
 }
 
 /// After this many failures of one op with the same own causes sent
-/// probes that explained nothing, another sends none: it keeps its own
+/// probes that explained nothing (nor told their conversation apart),
+/// another sends none: it keeps its own
 /// causes, as they did, unless answers already had or what was learned
 /// explain it.
 const UNEXPLAINED_KIND: usize = 3;
@@ -421,8 +425,9 @@ impl Prober {
     /// exceeds: once three quarters of its requests or bytes have been
     /// sent, only the first failure of an op with its own causes (its
     /// causes without probing, `own`) sends requests, within the last
-    /// quarter; after [`UNEXPLAINED_KIND`] failures of a kind whose probes
-    /// explained nothing, another sends none; such a failure is explained
+    /// quarter; after `UNEXPLAINED_KIND` failures of a kind whose probes
+    /// explained nothing (nor told its conversation apart), another sends
+    /// none; such a failure is explained
     /// only by answers already had and what was learned (spec
     /// `runner.probes`: no failure borrows another's explanation).
     pub fn attribute_within(
@@ -445,7 +450,14 @@ impl Prober {
         };
         let asked = budget > 0;
         let chain = self.explain([expected, actual], failure, 0, &mut budget);
-        if chain.is_none() && asked {
+        // Probes that told the failure's conversation apart told something.
+        let told = || {
+            kind.1.iter().any(|cause| {
+                *cause == causes::conversation_cause()
+                    && self.tell(failure.op, failure.input, cause.clone()) != *cause
+            })
+        };
+        if chain.is_none() && asked && !told() {
             *self.unexplained.entry(kind).or_default() += 1;
         }
         chain
@@ -491,12 +503,13 @@ impl Prober {
     }
 
     /// [`Prober::tell`], and when that leaves a `retain`'s conversation
-    /// untold (its projection probe was not asked), what the
-    /// implementation's answer `actual` itself shows: when its data's
-    /// members are the reference's and every item it retains is, in order,
-    /// an item the reference projects (of the same role, the same text or
-    /// one cut with a notice), its projection agrees as far as it shows,
-    /// and the difference is retention's.
+    /// untold, what the implementation's answer `actual` itself shows:
+    /// when its data's members are its projection's and every item it
+    /// retains is, in order, an item of that projection (of the same role,
+    /// the same text or one cut with a notice), the difference is
+    /// retention's. The projection is the implementation's own answer to
+    /// the projection probe when it was asked, else the reference's (its
+    /// projection then agrees as far as the answer shows).
     pub fn tell_answered(
         &self,
         op: &str,
@@ -530,10 +543,16 @@ impl Prober {
                 .map(|label| (JsString::from("label"), label.clone())),
         );
         members.push((JsString::from("maxBytes"), Json::Number(UNBOUNDED)));
-        let Outcome::Output(projection) =
-            dispatch::handle_in(self.features, "retain", &Json::Object(members))
+        // The projection it retained from: its own when it was asked (the
+        // projection probe), else the reference's.
+        let request = Json::Object(members);
+        let Outcome::Output(reference) = dispatch::handle_in(self.features, "retain", &request)
         else {
             return told;
+        };
+        let projection = match self.answers.get(&key("retain", &request)) {
+            Some((Ok(Outcome::Output(asked)), _)) => asked.clone(),
+            _ => reference.clone(),
         };
         let fixed = |data: &Json| -> Vec<(JsString, Json)> {
             data.as_object()
@@ -570,6 +589,17 @@ impl Prober {
                 Some(offset) => next += offset + 1,
                 None => return told,
             }
+        }
+        // What it kept is of its projection: the projection's conversation
+        // differing from the reference's is what differs, else retention.
+        let conversation = |projection: &Json| {
+            projection
+                .get("data")
+                .and_then(|data| data.get("conversation"))
+                .cloned()
+        };
+        if conversation(&projection) != conversation(&reference) {
+            return causes::told_conversation(causes::Told::Projection);
         }
         causes::told_conversation(causes::Told::Retention)
     }
@@ -628,6 +658,24 @@ impl Prober {
             return None;
         }
         let [expected_side, actual_side] = sides;
+        // What answers already had and what was learned of the
+        // implementation explain without asking when, substituted, they
+        // reproduce some of the failure (what they leave keeps its own
+        // causes) and tell its conversation apart; only else are probes
+        // asked.
+        if *budget > 0 {
+            let mut nothing = 0;
+            let known = self.explain(
+                [&mut *expected_side, &mut *actual_side],
+                failure,
+                depth,
+                &mut nothing,
+            );
+            let told = |chain: &Chain| !chain.causes().contains(&causes::conversation_cause());
+            if let Some(chain) = known.filter(told) {
+                return Some(chain);
+            }
+        }
         let Failure {
             op,
             input,
@@ -658,7 +706,7 @@ impl Prober {
         let mut stood_in = false;
         if *budget == 0 || self.left().1 == 0 {
             for lower in substitution::composed_of(op) {
-                if self.learned(lower) && !substituted.contains(lower) {
+                if self.learned_within(lower) && !substituted.contains(lower) {
                     substituted.push(lower);
                     stood_in = true;
                 }
@@ -748,7 +796,7 @@ impl Prober {
         // reproduces the failure's disagreement, and nothing is left to
         // compare past it.
         let retained_by_retain = ops::prepares_messages(op) && substituted.contains(&"retain");
-        let (reproduced, residual) = match &run {
+        let (reproduced, mut residual) = match &run {
             Composed::Answer(run) => (
                 self.own_causes(op, input, &own, &Ok(run.clone()), ""),
                 match (run, answer) {
@@ -769,6 +817,28 @@ impl Prober {
             ),
             Composed::Unraised => (self.own_causes(op, input, &own, answer, stderr), Vec::new()),
         };
+        // A substituted run that changes the answer otherwise than the
+        // failure does reproduces none of it, and explains nothing: the
+        // failure keeps its own causes.
+        if !residual.is_empty() {
+            let failure = self.own_causes(op, input, &own, answer, stderr);
+            if !reproduced.iter().any(|cause| failure.contains(cause)) {
+                return None;
+            }
+            // What the substituted run changes that the failure does not
+            // show is the composition's (it measured the implementation's
+            // answer where the implementation measured otherwise), not the
+            // implementation's: nor is its mirror in what the run leaves.
+            let introduced: Vec<&Cause> = reproduced
+                .iter()
+                .filter(|cause| !failure.iter().any(|shown| causes::same_cause(shown, cause)))
+                .collect();
+            residual.retain(|left| {
+                !introduced
+                    .iter()
+                    .any(|cause| causes::same_cause(cause, left))
+            });
+        }
         Some(Chain {
             steps,
             traced,
@@ -963,6 +1033,17 @@ impl Prober {
         }
     }
 
+    /// Whether something that differs from the reference was learned of
+    /// `op` or of an op it is composed of ([`substitution::composed_of`],
+    /// which lists them all): what was learned can stand in for its
+    /// answers.
+    fn learned_within(&self, op: &str) -> bool {
+        self.learned(op)
+            || substitution::composed_of(op)
+                .iter()
+                .any(|lower| self.learned(lower))
+    }
+
     /// The implementation's answer to a question as what was learned of it
     /// writes it: the reference's answer spelled as learned (when every
     /// gap of it was seen), or with the learned member edits made.
@@ -996,7 +1077,7 @@ impl Prober {
         budget: &mut usize,
         depth: usize,
     ) -> Option<Outcome> {
-        if !self.learned(probe.op) {
+        if !self.learned_within(probe.op) {
             return None;
         }
         if depth < MAX_DEPTH && !substitution::composed_of(probe.op).is_empty() {

@@ -412,10 +412,19 @@ fn remote(features: Features, input: &Json, own: &Outcome, lower: &mut Answers) 
         let Json::Object(mut members) = candidate else {
             return None;
         };
+        // A candidate without the members its mention is formatted of (a
+        // port that names them otherwise) cannot be composed.
+        let label = probes::mention_label(features);
+        if !["sessionId", label]
+            .iter()
+            .all(|name| members.iter().any(|(member, _)| member.is(name)))
+        {
+            return None;
+        }
         let mention = match lower(&probes::format_probe(
             &Json::Object(members.clone()),
             "sessionId",
-            probes::mention_label(features),
+            label,
         ))? {
             Outcome::Output(mention) => mention,
             failed => return Some(failed),

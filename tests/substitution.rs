@@ -124,6 +124,23 @@ fn member_edits_are_learned_only_when_they_make_the_whole_answer() {
     let without = parse(r#"{"id":"s","cwd":"/w"}"#).expect("JSON");
     let edits = member_edits(&without, &added).expect("one edit");
     assert_eq!(apply_edits(&without, &edits), added);
+    // Members renamed in another case style, at any depth.
+    let snake = parse(r#"{"data":{"session_id":"s","cwd":"/w"},"stats":{"omitted_bytes":0}}"#)
+        .expect("JSON");
+    let camel =
+        parse(r#"{"data":{"sessionId":"s","cwd":"/w"},"stats":{"omittedBytes":0}}"#).expect("JSON");
+    let edits = member_edits(&camel, &snake).expect("two renames");
+    assert_eq!(
+        edits,
+        [
+            MemberEdit::Renamed(JsString::from("sessionId"), JsString::from("session_id")),
+            MemberEdit::Renamed(
+                JsString::from("omittedBytes"),
+                JsString::from("omitted_bytes")
+            )
+        ]
+    );
+    assert_eq!(apply_edits(&camel, &edits), snake);
     // Another value, not null, is no member edit.
     let changed =
         parse(r#"{"data":{"id":"s","cwd":"/v","seq":4},"stats":{"compacted":false,"n":1}}"#)

@@ -1002,14 +1002,29 @@ impl Prober {
             let Some(op) = ops::known_ops().find(|known| *known == op) else {
                 return;
             };
-            if let Some(edits) = substitution::member_edits(ours, theirs) {
+            let mut taught = vec![(op, substitution::member_edits(ours, theirs))];
+            // A preparation writes each source's retained data into its
+            // prompt: where `retain` cannot be asked, their member edits
+            // are what is learned of it.
+            if op == "prepare" && !self.declared.contains(&"retain") {
+                let data =
+                    |output: &Json| match output.get("additionalContext").and_then(prompt_data) {
+                        Some(Json::Array(sources)) => sources,
+                        _ => Vec::new(),
+                    };
+                for (ours, theirs) in data(ours).iter().zip(&data(theirs)) {
+                    taught.push(("retain", substitution::member_edits(ours, theirs)));
+                }
+            }
+            for (op, edits) in taught {
                 let learned = self.edits.entry(op).or_default();
-                for edit in edits {
+                for edit in edits.into_iter().flatten() {
                     if !learned.contains(&edit) {
                         learned.push(edit);
                     }
                 }
             }
+            self.edits.retain(|_, edits| !edits.is_empty());
             return;
         }
         let (Json::String(ours), Json::String(theirs)) = (ours, theirs) else {

@@ -821,6 +821,22 @@ pub enum MemberEdit {
     /// A member of the first name is written `null` right after the
     /// member of the second where there is none.
     NullAdded(JsString, JsString),
+    /// Every member of the first name is written under the second, the
+    /// same name in another case style (`sessionId` as `session_id`).
+    Renamed(JsString, JsString),
+}
+
+/// Whether two member names are one name in two case styles: the same
+/// letters and digits, case and `_`/`-` aside.
+fn same_name(one: &JsString, other: &JsString) -> bool {
+    let folded = |name: &JsString| -> String {
+        name.to_string_lossy()
+            .chars()
+            .filter(|c| !matches!(c, '_' | '-'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    one != other && folded(one) == folded(other)
 }
 
 /// The member edits that make `ours` into `theirs`, when such edits do
@@ -835,7 +851,17 @@ pub fn member_edits(ours: &Json, theirs: &Json) -> Option<Vec<MemberEdit>> {
                         push(edits, MemberEdit::NullAdded(name.clone(), after.clone()));
                     }
                 }
-                for (name, value) in ours {
+                for (at, (name, value)) in ours.iter().enumerate() {
+                    let renamed = theirs.get(at).filter(|(other, _)| {
+                        same_name(name, other) && !ours.iter().any(|(known, _)| known == other)
+                    });
+                    if let (Some((to, theirs)), false) =
+                        (renamed, theirs.iter().any(|(known, _)| known == name))
+                    {
+                        push(edits, MemberEdit::Renamed(name.clone(), to.clone()));
+                        collect(value, theirs, edits);
+                        continue;
+                    }
                     match theirs.iter().find(|(known, _)| known == name) {
                         None => push(edits, MemberEdit::Missing(name.clone())),
                         Some((_, Json::Null)) if *value != Json::Null => {
@@ -877,7 +903,11 @@ pub fn apply_edits(value: &Json, edits: &[MemberEdit]) -> Json {
                 } else {
                     apply_edits(member, edits)
                 };
-                edited.push((name.clone(), member));
+                let written = edits.iter().find_map(|edit| match edit {
+                    MemberEdit::Renamed(from, to) if from == name => Some(to.clone()),
+                    _ => None,
+                });
+                edited.push((written.unwrap_or_else(|| name.clone()), member));
                 for edit in edits {
                     if let MemberEdit::NullAdded(added, after) = edit {
                         let absent = !members.iter().any(|(known, _)| known == added);

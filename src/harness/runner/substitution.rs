@@ -549,21 +549,7 @@ fn replace_value(target: &Json, from: &Json, to: &Json) -> Option<Json> {
             *found = true;
             return to.clone();
         }
-        match value {
-            Json::Array(items) => Json::Array(
-                items
-                    .iter()
-                    .map(|item| walk(item, from, to, found))
-                    .collect(),
-            ),
-            Json::Object(members) => Json::Object(
-                members
-                    .iter()
-                    .map(|(name, member)| (name.clone(), walk(member, from, to, found)))
-                    .collect(),
-            ),
-            other => other.clone(),
-        }
+        each_child(value, |child| walk(child, from, to, found))
     }
     if from == to {
         return Some(target.clone());
@@ -647,19 +633,7 @@ fn replace_in_strings(target: &Json, from: &[u16], to: &[u16]) -> Option<Json> {
                     None => value.clone(),
                 }
             }
-            Json::Array(items) => Json::Array(
-                items
-                    .iter()
-                    .map(|item| walk(item, from, to, found))
-                    .collect(),
-            ),
-            Json::Object(members) => Json::Object(
-                members
-                    .iter()
-                    .map(|(name, member)| (name.clone(), walk(member, from, to, found)))
-                    .collect(),
-            ),
-            other => other.clone(),
+            other => each_child(other, |child| walk(child, from, to, found)),
         }
     }
     if from == to {
@@ -837,6 +811,22 @@ fn same_name(one: &JsString, other: &JsString) -> bool {
             .collect()
     };
     one != other && folded(one) == folded(other)
+}
+
+/// `value` with `map` applied to each of its items or member values (a
+/// copy of it when it has none): one level of the walks that rewrite an
+/// answer.
+fn each_child(value: &Json, mut map: impl FnMut(&Json) -> Json) -> Json {
+    match value {
+        Json::Array(items) => Json::Array(items.iter().map(&mut map).collect()),
+        Json::Object(members) => Json::Object(
+            members
+                .iter()
+                .map(|(name, member)| (name.clone(), map(member)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// The member edits that make `ours` into `theirs`, when such edits do

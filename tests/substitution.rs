@@ -5,7 +5,7 @@
 //! the composition to the reference: given the reference's own lower
 //! answers, it answers every vector of the suite as the reference does.
 
-use dsh_session_reference::harness::runner::probes::{agrees, Probe};
+use dsh_session_reference::harness::runner::probes::{agrees, reference_answer, Probe};
 use dsh_session_reference::harness::runner::substitution::{compose, Composed};
 use dsh_session_reference::harness::runner::vectors::Suite;
 use dsh_session_reference::harness::runner::{ops, reference_profiles};
@@ -22,7 +22,7 @@ fn composed_of_the_references_lower_answers_the_reference_answers_every_vector()
         for (profile, features) in reference_profiles(vector) {
             let own = dispatch::handle_in(features, &vector.op, &vector.input);
             let mut reference = |probe: &Probe| {
-                Some(Composed::Answer(dispatch::handle_in(
+                Some(Composed::Answer(reference_answer(
                     features,
                     probe.op,
                     &probe.input,
@@ -98,7 +98,7 @@ fn a_json_spelling_is_learned_gap_by_gap_and_spells_only_what_it_saw() {
 #[test]
 fn member_edits_are_learned_only_when_they_make_the_whole_answer() {
     use dsh_session_reference::harness::runner::substitution::{
-        apply_edits, member_edits, MemberEdit,
+        apply_edits, member_edits, names_read_back, MemberEdit,
     };
     use dsh_session_reference::js::json::parse;
     use dsh_session_reference::js::JsString;
@@ -141,9 +141,108 @@ fn member_edits_are_learned_only_when_they_make_the_whole_answer() {
         ]
     );
     assert_eq!(apply_edits(&camel, &edits), snake);
+    // What a composition reads: the renames undone, what was written
+    // `null` or left out kept.
+    let mut both = edits.clone();
+    both.push(MemberEdit::Null(JsString::from("cwd")));
+    let written = apply_edits(&camel, &both);
+    assert_eq!(
+        apply_edits(&written, &names_read_back(&both)),
+        parse(r#"{"data":{"sessionId":"s","cwd":null},"stats":{"omittedBytes":0}}"#).expect("JSON")
+    );
     // Another value, not null, is no member edit.
     let changed =
         parse(r#"{"data":{"id":"s","cwd":"/v","seq":4},"stats":{"compacted":false,"n":1}}"#)
             .expect("JSON");
     assert_eq!(member_edits(&ours, &changed), None);
+}
+
+/// A preparation's composition splices each source's retention into its
+/// own record, even when two sources' stats are alike (both retained
+/// whole by the reference); and a source whose snapshot has no string id,
+/// which `retain` refuses, is retained as the preparation asks it.
+#[test]
+fn each_source_is_spliced_into_its_own_record() {
+    use dsh_session_reference::features::Features;
+    use dsh_session_reference::harness::runner::probes::refused_by_its_op;
+    use dsh_session_reference::js::json::{parse, Json};
+    use dsh_session_reference::protocol::wire::Outcome;
+    let long = |c: &str| c.repeat(150);
+    let input = parse(&format!(
+        r#"{{"config":{{"maxReferenceBytes":263}},"agent":{{"id":"me"}},"content":[{{"type":"text","text":"@s1 @s2"}}],"references":[{{"sessionId":"s1"}},{{"sessionId":"s2"}}],"sessions":{{"s1":{{"session":{{"cwd":"/w"}},"events":[{{"type":"user/message","data":{{"source":{{"kind":"user"}},"content":[{{"type":"text","text":"{}"}}]}}}}]}},"s2":{{"session":{{"id":"s2","cwd":"/w"}},"events":[{{"type":"user/message","data":{{"source":{{"kind":"user"}},"content":[{{"type":"text","text":"{}"}}]}}}}]}}}}}}"#,
+        long("a"),
+        long("b")
+    ))
+    .expect("JSON");
+    let features = Features::RC8;
+    let own = dispatch::handle_in(features, "prepare", &input);
+    let records = |answer: &Outcome| -> Vec<Json> {
+        let Outcome::Output(output) = answer else {
+            panic!("an output: {answer:?}")
+        };
+        output
+            .get("additionalContext")
+            .and_then(|context| context.get("source"))
+            .and_then(|source| source.get("references"))
+            .and_then(Json::as_array)
+            .expect("records")
+            .to_vec()
+    };
+    let truncated = |record: &Json| record.get("truncated").cloned();
+    assert_eq!(truncated(&records(&own)[0]), truncated(&records(&own)[1]));
+    // The second source's retention answered with a cut: the budget one
+    // byte short of its whole size.
+    let mut cut_second = |probe: &Probe| {
+        let mut answer = reference_answer(features, probe.op, &probe.input);
+        let second = probe.op == "retain"
+            && !refused_by_its_op(probe.op, &probe.input)
+            && probe.input.get("maxBytes") != Some(&Json::Number(9007199254740991.0));
+        if second {
+            let Outcome::Output(Json::Object(members)) = &mut answer else {
+                panic!("an output")
+            };
+            for (name, stats) in members.iter_mut() {
+                if name.is("stats") {
+                    let Json::Object(stats) = stats else {
+                        panic!("stats")
+                    };
+                    for (stat, value) in stats.iter_mut() {
+                        if stat.is("truncated") {
+                            *value = Json::Bool(true);
+                        }
+                    }
+                }
+            }
+        }
+        Some(Composed::Answer(answer))
+    };
+    let Some(Composed::Answer(composed)) =
+        compose(features, "prepare", &input, &own, &mut cut_second)
+    else {
+        panic!("composed")
+    };
+    let records = records(&composed);
+    assert_eq!(truncated(&records[0]), Some(Json::Bool(false)));
+    assert_eq!(truncated(&records[1]), Some(Json::Bool(true)));
+    // The first source's question: `retain` refuses it, the reference
+    // answers it as the preparation retains it.
+    let snapshot = input
+        .get("sessions")
+        .and_then(|sessions| sessions.get("s1"))
+        .cloned()
+        .expect("s1");
+    let question = Json::object([
+        ("snapshot", snapshot),
+        ("label", Json::str("s1")),
+        ("maxBytes", Json::Number(263.0)),
+    ]);
+    assert!(refused_by_its_op("retain", &question));
+    assert!(matches!(
+        dispatch::handle_in(features, "retain", &question),
+        Outcome::Error { .. }
+    ));
+    assert!(matches!(
+        reference_answer(features, "retain", &question),
+        Outcome::Output(Json::Object(_))
+    ));
 }

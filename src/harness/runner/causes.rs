@@ -481,12 +481,14 @@ impl Found {
     }
 
     /// What makes two edits one cause (within one op family): edits of a
-    /// conversation are one.
+    /// conversation are one; an edit whose kind names its member (a
+    /// `null` written, a member missing) is one wherever the member is, as
+    /// its cause is named ([`output_cause`]).
     fn key(&self) -> String {
         if self.is_conversation() {
             return conversation_cause().edit;
         }
-        if self.kind.is_global() {
+        if !self.kind.has_locus() {
             return self.kind.to_string();
         }
         format!("{} at {}", self.kind, self.locus().unwrap_or("$"))
@@ -693,14 +695,22 @@ fn collect(path: &mut Vec<Step>, expected: &Json, actual: &Json, found: &mut Vec
                 }
             }
             // Every edit counts: the members both have are compared too,
-            // so another change under a reordered or renamed object still
+            // a member renamed in another case style with its new name, so
+            // another change under a reordered or renamed object still
             // shows.
             Some(kind) => {
                 record(found, path, kind);
                 let theirs: std::collections::HashMap<&[u16], &Json> =
                     y.iter().map(|(key, value)| (key.units(), value)).collect();
+                let folded: std::collections::HashMap<String, &Json> = y
+                    .iter()
+                    .map(|(key, value)| (fold_case(&key.to_string_lossy()), value))
+                    .collect();
                 for (key, a) in x {
-                    if let Some(b) = theirs.get(key.units()) {
+                    let same = theirs
+                        .get(key.units())
+                        .or_else(|| folded.get(&fold_case(&key.to_string_lossy())));
+                    if let Some(b) = same {
                         path.push(Step::Member(key.to_string_lossy()));
                         collect(path, a, b, found);
                         path.pop();
@@ -1431,6 +1441,14 @@ mod tests {
         );
     }
 
+    /// The causes of two outputs of `prepare`, each region's, named.
+    fn prepared_causes(expected: &Json, actual: &Json) -> Vec<String> {
+        causes_per_region("prepare", expected, actual)
+            .iter()
+            .map(|(_, cause)| cause.to_string())
+            .collect()
+    }
+
     #[test]
     fn every_region_of_a_prepared_message_is_a_cause() {
         // runner.causes: a pervasive edit of the source record does not
@@ -1442,10 +1460,7 @@ mod tests {
         };
         let expected = prepared(r#""kind":"k","version":1"#, true);
         let actual = prepared(r#""version":1,"kind":"k""#, false);
-        let causes: Vec<String> = causes_per_region("prepare", &expected, &actual)
-            .iter()
-            .map(|(_, cause)| cause.to_string())
-            .collect();
+        let causes = prepared_causes(&expected, &actual);
         assert_eq!(
             causes,
             [
@@ -1460,6 +1475,38 @@ mod tests {
             causes_per_region("candidates/list", &expected, &actual).len(),
             1
         );
+    }
+
+    #[test]
+    fn a_change_inside_renamed_members_still_shows() {
+        // runner.causes: a renamed object's members are compared under
+        // their new name, so a cut beside a rename is its own cause.
+        let expected = output(
+            r#"{"additionalContext":{"source":{"references":[{"originalMessages":3,"compacted":true}]}}}"#,
+        );
+        let actual = output(
+            r#"{"additional_context":{"source":{"references":[{"original_messages":3,"compacted":false}]}}}"#,
+        );
+        let causes = prepared_causes(&expected, &actual);
+        assert_eq!(
+            causes,
+            [
+                "members renamed camelCase → snake_case",
+                "snapshot: boolean changed at compacted"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_null_written_at_one_member_is_one_cause_across_items() {
+        // runner.causes: one item's value written `null` and another's
+        // absent member added as `null` are the same edit, not a change of
+        // the list.
+        let expected = output(r#"{"references":[{"label":"a","seq":4},{"label":"b"}]}"#);
+        let actual =
+            output(r#"{"references":[{"label":"a","seq":null},{"label":"b","seq":null}]}"#);
+        let causes = prepared_causes(&expected, &actual);
+        assert_eq!(causes, ["snapshot: null written at seq"]);
     }
 
     #[test]

@@ -524,6 +524,9 @@ impl Prober {
         let Ok(Outcome::Output(answer)) = actual else {
             return told;
         };
+        // Both answers in the reference's member names, as a composition
+        // reads them.
+        let answer = self.names_read_back("retain", answer);
         let (Some(data), Some(retained)) = (
             answer.get("data"),
             answer
@@ -551,7 +554,7 @@ impl Prober {
             return told;
         };
         let projection = match self.answers.get(&key("retain", &request)) {
-            Some((Ok(Outcome::Output(asked)), _)) => asked.clone(),
+            Some((Ok(Outcome::Output(asked)), _)) => self.names_read_back("retain", asked),
             _ => reference.clone(),
         };
         let fixed = |data: &Json| -> Vec<(JsString, Json)> {
@@ -682,7 +685,13 @@ impl Prober {
             answer,
             stderr,
         } = failure;
-        let own = self.reference(op, input);
+        // A failure's own answer is its op's, a question the op refuses
+        // included (a probe's is the question's).
+        let own = if depth == 0 && refused_by_its_op(op, input) {
+            dispatch::handle_in(self.features, op, input)
+        } else {
+            self.reference(op, input)
+        };
         let mut failing = self.failing_probes(
             [&mut *expected_side, &mut *actual_side],
             Failure {
@@ -694,6 +703,9 @@ impl Prober {
             &own,
             budget,
         );
+        // `retain`'s own answer, asked (or had): not one stood in for by
+        // what was learned, which retains as the reference does.
+        let retain_answered = failing.iter().any(|step| step.op == "retain");
         let mut substituted: Vec<&'static str> = Vec::new();
         for step in &failing {
             let op = ops::known_ops().find(|known| *known == step.op)?;
@@ -795,7 +807,7 @@ impl Prober {
         // A lower answer that raises no error where the reference's did
         // reproduces the failure's disagreement, and nothing is left to
         // compare past it.
-        let retained_by_retain = ops::prepares_messages(op) && substituted.contains(&"retain");
+        let retained_by_retain = ops::prepares_messages(op) && retain_answered;
         let (reproduced, mut residual) = match &run {
             Composed::Answer(run) => (
                 self.own_causes(op, input, &own, &Ok(run.clone()), ""),
@@ -985,7 +997,7 @@ impl Prober {
         if let Some(known) = self.references.get(&key) {
             return known.clone();
         }
-        let answer = dispatch::handle_in(self.features, op, input);
+        let answer = reference_answer(self.features, op, input);
         self.references.insert(key, answer.clone());
         answer
     }
@@ -1066,8 +1078,7 @@ impl Prober {
         if !self.learned(probe.op) {
             return None;
         }
-        let Outcome::Output(ours) = dispatch::handle_in(self.features, probe.op, &probe.input)
-        else {
+        let Outcome::Output(ours) = reference_answer(self.features, probe.op, &probe.input) else {
             return None;
         };
         if probe.op != "json/tag-safe" {
@@ -1123,7 +1134,9 @@ impl Prober {
     /// Whether a question may be sent to the implementation: its op is
     /// declared, and it needs no capability not declared.
     fn askable(&self, probe: &Probe) -> bool {
-        self.declared.contains(&probe.op) && self.capable(probe.op, &probe.input, &Json::Null)
+        self.declared.contains(&probe.op)
+            && self.capable(probe.op, &probe.input, &Json::Null)
+            && !refused_by_its_op(probe.op, &probe.input)
     }
 
     fn capable(&self, op: &str, input: &Json, output: &Json) -> bool {
@@ -1194,7 +1207,7 @@ impl Prober {
                         learned: true,
                     });
                 }
-                return Some(Composed::Answer(stood_in));
+                return Some(Composed::Answer(self.read_back(probe.op, stood_in)));
             }
             self.sent += 1;
             let answer = actual_side.call(probe.op, &probe.input);
@@ -1220,7 +1233,39 @@ impl Prober {
                 learned: false,
             });
         }
-        Some(Composed::Answer(answer))
+        Some(Composed::Answer(self.read_back(probe.op, answer)))
+    }
+
+    /// An answer of `op` as the op composed of it reads it (spec
+    /// `runner.probes`): its members in the reference's names where `op`
+    /// was learned to rename them ([`substitution::names_read_back`]).
+    fn read_back(&self, op: &str, answer: Outcome) -> Outcome {
+        match answer {
+            Outcome::Output(output) if self.renames(op) => {
+                Outcome::Output(self.names_read_back(op, &output))
+            }
+            answer => answer,
+        }
+    }
+
+    /// Whether `op` was learned to rename members.
+    fn renames(&self, op: &str) -> bool {
+        self.edits.get(op).is_some_and(|edits| {
+            edits
+                .iter()
+                .any(|edit| matches!(edit, MemberEdit::Renamed(..)))
+        })
+    }
+
+    /// An output of `op` with the members `op` was learned to rename in
+    /// the reference's names.
+    fn names_read_back(&self, op: &str, output: &Json) -> Json {
+        match self.edits.get(op) {
+            Some(edits) if self.renames(op) => {
+                substitution::apply_edits(output, &substitution::names_read_back(edits))
+            }
+            _ => output.clone(),
+        }
     }
 }
 
@@ -1381,6 +1426,32 @@ pub(super) fn format_probe(record: &Json, id: &str, label: &str) -> Probe {
 fn config_probe(input: &Json) -> Option<Probe> {
     let config = input.get("config")?.clone();
     Some(Probe::new("config/check", [("config", config)]))
+}
+
+/// Whether a question of `op` is one its op refuses, which the reference
+/// answers as the op composed of it asks it (spec `runner.probes`): the
+/// retention of a preparation's source whose snapshot has no string id (a
+/// preparation checks its request's reference, `retain` the snapshot's).
+/// It is never sent: what was learned of the implementation stands in.
+pub fn refused_by_its_op(op: &str, input: &Json) -> bool {
+    op == "retain"
+        && !matches!(
+            input
+                .get("snapshot")
+                .and_then(|snapshot| snapshot.get("session"))
+                .and_then(|session| session.get("id")),
+            Some(Json::String(_))
+        )
+}
+
+/// The reference's answer to a question of `op`: the op's, or what the op
+/// composed of it asks where its op refuses it ([`refused_by_its_op`]).
+pub fn reference_answer(features: Features, op: &str, input: &Json) -> Outcome {
+    if refused_by_its_op(op, input) {
+        dispatch::retain_source(features, input)
+    } else {
+        dispatch::handle_in(features, op, input)
+    }
 }
 
 /// A preparation's probes: its configuration, its prompt's data as tag-safe

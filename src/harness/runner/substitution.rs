@@ -170,7 +170,7 @@ fn raised_below(
     };
     let source = questions.into_iter().find(|question| {
         raised(
-            &dispatch::handle_in(features, question.op, &question.input),
+            &probes::reference_answer(features, question.op, &question.input),
             code,
         )
     })?;
@@ -457,9 +457,28 @@ fn prepare(
     let mut substituted = output.clone();
     let mut substituted_data = data.clone();
     let sources = probes::prepare_probes(features, input, Some(output));
+    // Each source's record is found as the how-many-th record with its
+    // stats (sources of the same stats are recorded in their order), and
+    // spliced last first, so that a record already spliced moves none
+    // before it.
+    let mut stats_seen: Vec<Vec<(JsString, Json)>> = Vec::new();
+    let mut splices = Vec::new();
     for probe in sources.iter().filter(|probe| probe.op == "retain") {
-        let ours = dispatch::handle_in(features, probe.op, &probe.input);
+        let ours = probes::reference_answer(features, probe.op, &probe.input);
         let theirs = lower(probe)?;
+        let our_stats = match &ours {
+            Outcome::Output(retained) => retained.get("stats").and_then(Json::as_object),
+            Outcome::Error { .. } => None,
+        };
+        let occurrence = our_stats.map_or(0, |stats| {
+            stats_seen
+                .iter()
+                .filter(|seen| seen.as_slice() == stats)
+                .count()
+        });
+        if let Some(stats) = our_stats {
+            stats_seen.push(stats.to_vec());
+        }
         if probes::agrees(&ours, &Ok(theirs.clone())) {
             continue;
         }
@@ -481,9 +500,12 @@ fn prepare(
             let stats = retained.get("stats")?.as_object()?.to_vec();
             Some((retained.get("data")?.clone(), stats))
         };
-        let ((our_data, our_stats), (their_data, their_stats)) = (parts(&ours)?, parts(&theirs)?);
+        splices.push((occurrence, parts(&ours)?, parts(&theirs)?));
+    }
+    for (occurrence, (our_data, our_stats), (their_data, their_stats)) in splices.into_iter().rev()
+    {
         substituted_data = replace_value(&substituted_data, &our_data, &their_data)?;
-        substituted = replace_members(&substituted, &our_stats, &their_stats)?;
+        substituted = replace_members(&substituted, &our_stats, &their_stats, occurrence)?;
     }
     let written = match lower(&Probe::new("json/tag-safe", [("value", substituted_data)]))? {
         Outcome::Output(Json::String(written)) => written,
@@ -559,24 +581,29 @@ fn replace_value(target: &Json, from: &Json, to: &Json) -> Option<Json> {
     found.then_some(replaced)
 }
 
-/// `target` with the first run of members equal to `from`, in document
-/// order, replaced by `to`; `None` when there is none.
+/// `target` with the run of members equal to `from` that is the
+/// `occurrence`-th (from 0) in document order replaced by `to`; `None`
+/// when there is none.
 fn replace_members(
     target: &Json,
     from: &[(JsString, Json)],
     to: &[(JsString, Json)],
+    occurrence: usize,
 ) -> Option<Json> {
+    /// `skip`: runs still to pass before the one replaced; `found`:
+    /// whether it was.
     fn walk(
         value: &Json,
         from: &[(JsString, Json)],
         to: &[(JsString, Json)],
+        skip: &mut usize,
         found: &mut bool,
     ) -> Json {
         match value {
             Json::Array(items) => Json::Array(
                 items
                     .iter()
-                    .map(|item| walk(item, from, to, found))
+                    .map(|item| walk(item, from, to, skip, found))
                     .collect(),
             ),
             _ if *found => value.clone(),
@@ -584,6 +611,13 @@ fn replace_members(
                 let at = (!from.is_empty())
                     .then(|| members.windows(from.len()).position(|run| run == from))
                     .flatten();
+                let at = match at {
+                    Some(_) if *skip > 0 => {
+                        *skip -= 1;
+                        None
+                    }
+                    at => at,
+                };
                 let members: Vec<(JsString, Json)> = match at {
                     Some(at) => {
                         *found = true;
@@ -598,7 +632,7 @@ fn replace_members(
                     members
                         .into_iter()
                         .map(|(name, member)| {
-                            let member = walk(&member, from, to, found);
+                            let member = walk(&member, from, to, skip, found);
                             (name, member)
                         })
                         .collect(),
@@ -610,8 +644,8 @@ fn replace_members(
     if from == to {
         return Some(target.clone());
     }
-    let mut found = false;
-    let replaced = walk(target, from, to, &mut found);
+    let (mut skip, mut found) = (occurrence, false);
+    let replaced = walk(target, from, to, &mut skip, &mut found);
     found.then_some(replaced)
 }
 
@@ -877,6 +911,20 @@ pub fn member_edits(ours: &Json, theirs: &Json) -> Option<Vec<MemberEdit>> {
     let mut edits = Vec::new();
     collect(ours, theirs, &mut edits);
     (!edits.is_empty() && apply_edits(ours, &edits) == *theirs).then_some(edits)
+}
+
+/// The edits that read an answer made with `edits` back in the
+/// reference's member names: each rename undone. What a port wrote `null`
+/// or left out stays so: that is what its answer tells the op composed of
+/// it, where a name in another case style is only how it spells it.
+pub fn names_read_back(edits: &[MemberEdit]) -> Vec<MemberEdit> {
+    edits
+        .iter()
+        .filter_map(|edit| match edit {
+            MemberEdit::Renamed(from, to) => Some(MemberEdit::Renamed(to.clone(), from.clone())),
+            _ => None,
+        })
+        .collect()
 }
 
 /// `value` with `edits` made to every member at any depth.

@@ -11,7 +11,7 @@ pub mod order;
 pub mod requests;
 
 use super::adapter::{is_hang, Description, Implementation, Slow, MAX_HANGS_PER_OP};
-use super::causes::Cause;
+use super::causes::{self, Cause};
 use super::diff;
 pub use super::ops::{known_ops, reference_features};
 use super::probes::{self, Chain, Prober};
@@ -334,12 +334,20 @@ pub fn compare(
     };
     let (a, b) = (prepare(a), prepare(b));
     let signature = classes::signature(op, &a, &b, stderr)?;
-    let explanation = match (&a, &b) {
-        (Ok(Outcome::Output(x)), Ok(Outcome::Output(y))) => diff::explain_as(x, y, ["A", "B"]),
-        _ => format!("A: {}\n  B: {}", show(&a), show(&b)),
+    let (explanation, also) = match (&a, &b) {
+        (Ok(Outcome::Output(x)), Ok(Outcome::Output(y))) => (
+            diff::explain_as(x, y, ["A", "B"]),
+            causes::causes_per_region(op, x, y)
+                .into_iter()
+                .map(|(_, cause)| cause)
+                .filter(|cause| *cause != signature.cause)
+                .collect(),
+        ),
+        _ => (format!("A: {}\n  B: {}", show(&a), show(&b)), Vec::new()),
     };
     Some(Mismatch {
         signature,
+        also,
         explanation,
         a,
         b,
@@ -352,6 +360,11 @@ pub fn compare(
 pub struct Mismatch {
     /// Its class.
     pub signature: Signature,
+    /// Every further cause it shows, each counted in its own class too
+    /// (spec `runner.differential.classes`, `runner.causes`: every edit
+    /// counts): another region's, or what a substituted run reproduced
+    /// beside what it left.
+    pub also: Vec<Cause>,
     /// Both sides and the first difference, for a person.
     pub explanation: String,
     /// A's answer, as compared.
@@ -394,6 +407,7 @@ impl Mismatch {
         };
         self.signature.alternative = Some(shown);
         self.chain = None;
+        self.also.clear();
         self
     }
 
@@ -402,14 +416,24 @@ impl Mismatch {
     /// probe's cause, shown at that probe; else it is the first cause the
     /// substituted run leaves, the disagreement's own.
     fn traced(mut self, chain: Chain) -> Mismatch {
-        if let Some(left) = chain.residual().first() {
-            self.signature.cause = left.clone();
+        let first = chain
+            .residual()
+            .first()
+            .cloned()
+            .unwrap_or_else(|| chain.cause());
+        self.also = chain
+            .causes()
+            .into_iter()
+            .filter(|cause| *cause != first)
+            .collect();
+        if !chain.residual().is_empty() {
+            self.signature.cause = first;
             self.signature.alternative = None;
             return self;
         }
         let lowest = chain.lowest();
         let (_, path) = lowest.cause_at();
-        self.signature.cause = chain.cause();
+        self.signature.cause = first;
         self.signature.alternative = None;
         self.signature.op = lowest.op.clone();
         self.signature.path = path;
@@ -551,6 +575,25 @@ pub struct Class {
     pub example: Mismatch,
     /// Shrinking steps that kept the signature.
     pub shrink_steps: usize,
+}
+
+impl Class {
+    /// Counts case number `case` of `op` in the class; `alternative` is
+    /// the case's other reading when the class is its first cause's (a
+    /// class keeps an other reading only all its cases share), `None` when
+    /// the class is a further cause of the case.
+    fn add(&mut self, op: &'static str, case: u64, alternative: Option<&Option<Cause>>) {
+        self.count += 1;
+        if !self.ops.contains(&op) {
+            self.ops.push(op);
+        }
+        if alternative.is_some_and(|alternative| *alternative != self.alternative) {
+            self.alternative = None;
+        }
+        if self.cases.len() < CASES_KEPT && !self.cases.contains(&case) {
+            self.cases.push(case);
+        }
+    }
 }
 
 /// How many case numbers a class keeps.
@@ -1342,6 +1385,10 @@ pub fn run(
             let Some(prober) = prober.as_mut().filter(|_| !mismatch.hung()) else {
                 return mismatch;
             };
+            // What B answered is learned from, as a vector's answer is.
+            if let Ok(expected) = &mismatch.a {
+                prober.observe(op, expected, &mismatch.b);
+            }
             let failure = probes::Failure {
                 op,
                 input,
@@ -1354,6 +1401,13 @@ pub fn run(
                     let mut mismatch = mismatch;
                     let own = mismatch.signature.cause.clone();
                     mismatch.signature.cause = prober.tell_answered(op, input, own, &mismatch.b);
+                    let also = std::mem::take(&mut mismatch.also);
+                    for cause in also {
+                        let told = prober.tell_answered(op, input, cause, &mismatch.b);
+                        if told != mismatch.signature.cause && !mismatch.also.contains(&told) {
+                            mismatch.also.push(told);
+                        }
+                    }
                     mismatch
                 }
             }
@@ -1456,21 +1510,38 @@ pub fn run(
                 }
             }
         };
-        if let Some(mismatch) = mismatch {
-            match index.get(&mismatch.signature.cause) {
-                Some(&known) => {
-                    let class = &mut summary.classes[known];
-                    class.count += 1;
-                    if !class.ops.contains(&planned.op) {
-                        class.ops.push(planned.op);
-                    }
-                    if class.alternative != mismatch.signature.alternative {
-                        class.alternative = None;
-                    }
-                    if class.cases.len() < CASES_KEPT {
-                        class.cases.push(case);
+        if let Some(mut mismatch) = mismatch {
+            // spec runner.differential.classes: every further cause of the
+            // case counts in its own class, shown by this case unshrunk
+            // (shrinking keeps the first cause, which may leave it).
+            for cause in std::mem::take(&mut mismatch.also) {
+                match index.get(&cause) {
+                    Some(&known) => summary.classes[known].add(planned.op, case, None),
+                    None if dead_side.borrow().is_some() => {}
+                    None => {
+                        let mut example = mismatch.clone();
+                        example.signature.cause = cause.clone();
+                        example.signature.alternative = None;
+                        index.insert(cause, summary.classes.len());
+                        summary.classes.push(Class {
+                            alternative: None,
+                            signature: example.signature.clone(),
+                            ops: vec![planned.op],
+                            count: 1,
+                            cases: vec![case],
+                            input: input.clone(),
+                            example,
+                            shrink_steps: 0,
+                        });
                     }
                 }
+            }
+            match index.get(&mismatch.signature.cause) {
+                Some(&known) => summary.classes[known].add(
+                    planned.op,
+                    case,
+                    Some(&mismatch.signature.alternative),
+                ),
                 None if dead_side.borrow().is_some() => {}
                 None => {
                     let target = mismatch.signature.cause.clone();
@@ -1630,6 +1701,27 @@ mod tests {
     use crate::features::Features;
     use crate::harness::runner::adapter::BuiltIn;
 
+    /// runner.differential.classes: a case counts in the class of each
+    /// cause it shows, a cut beside members renamed everywhere too.
+    #[test]
+    fn a_disagreement_shows_each_of_its_causes() {
+        let answer = |text: &str| Ok(Outcome::Output(crate::js::json::parse(text).unwrap()));
+        let a = answer(
+            r#"{"data":{"sessionId":"s","conversation":[{"role":"user","text":"abc"}]},"stats":{"omittedBytes":0}}"#,
+        );
+        let b = answer(
+            r#"{"data":{"session_id":"s","conversation":[{"role":"user","text":"ab"}]},"stats":{"omitted_bytes":1}}"#,
+        );
+        let mismatch =
+            compare("retain", Scope::of(Features::RC8), a, b, ["", ""]).expect("disagree");
+        assert_eq!(
+            mismatch.signature.cause.to_string(),
+            "members renamed camelCase → snake_case"
+        );
+        let also: Vec<String> = mismatch.also.iter().map(ToString::to_string).collect();
+        assert_eq!(also, ["snapshot: conversation differs"]);
+    }
+
     /// runner.differential.reach: a starved op names what kept most of its
     /// cases out, a side's `UNSUPPORTED` to part of them included.
     #[test]
@@ -1695,6 +1787,7 @@ mod tests {
 
     fn mismatch(cause: &str) -> Box<Mismatch> {
         Box::new(Mismatch {
+            also: Vec::new(),
             signature: Signature {
                 cause: Cause {
                     family: None,

@@ -125,7 +125,7 @@ pub fn cause(op: &str, expected: Side, actual: Side) -> Option<(Cause, String)> 
             Some((conversation_cause(), "$".to_owned()))
         }
         (Side::Error(code), Side::Error(_) | Side::Output(_)) => {
-            any(format!("error {code} not raised"))
+            Some((not_raised(code), "$".to_owned()))
         }
         (Side::Output(_), Side::Error(_)) => Some((unexpected_error(op), "$".to_owned())),
     }
@@ -231,7 +231,7 @@ pub fn causes_per_region(op: &str, expected: &Json, actual: &Json) -> Vec<(Regio
 
 /// An error where the expected answer has none (an output, or another
 /// error: see [`alternative`]).
-fn unexpected_error(op: &str) -> Cause {
+pub fn unexpected_error(op: &str) -> Cause {
     Cause {
         family: Some(family(op)),
         edit: "unexpected error".to_owned(),
@@ -250,6 +250,14 @@ fn is_order_of_checks(op: &str, expected: &str, actual: &str) -> bool {
         && expected != actual
         && ![expected, actual].contains(&INVALID_CONFIG)
         && !(CONVERSATION_ERRORS.contains(&expected) && CONVERSATION_ERRORS.contains(&actual))
+}
+
+/// An error `code` the expected answer raises and the actual does not.
+pub fn not_raised(code: &str) -> Cause {
+    Cause {
+        family: None,
+        edit: format!("error {code} not raised"),
+    }
 }
 
 /// A preparation that failed another of its checks first: one cause

@@ -37,7 +37,7 @@ use crate::features::Features;
 use crate::js::json::{self, Json};
 use crate::js::{is_js_whitespace, JsString};
 use crate::protocol::dispatch;
-use crate::protocol::wire::{Outcome, UNSUPPORTED};
+use crate::protocol::wire::{Outcome, INTERNAL, UNSUPPORTED};
 use crate::uri::SCHEME_UNITS;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
@@ -502,7 +502,9 @@ impl Prober {
         }
     }
 
-    /// [`Prober::tell`], and when that leaves a `retain`'s conversation
+    /// [`Prober::tell`], but a budget told where one side answered
+    /// `INTERNAL` is that error's cause (spec `runner.causes`); and when
+    /// that leaves a `retain`'s conversation
     /// untold, what the implementation's answer `actual` itself shows:
     /// when its data's members are its projection's and every item it
     /// retains is, in order, an item of that projection (of the same role,
@@ -518,6 +520,40 @@ impl Prober {
         actual: &Result<Outcome, String>,
     ) -> Cause {
         let told = self.tell(op, input, cause);
+        // Every source retained alike with the reference's budget, or every
+        // preparation of a pre-step answered alike: an `INTERNAL` error one
+        // side raises is no conversation's (a crash copying the content, a
+        // check elsewhere), but what differs.
+        let conversation = causes::conversation_cause();
+        if told == causes::told_conversation(causes::Told::Budget)
+            || (told == conversation && op == "pre-step")
+        {
+            let expected = dispatch::handle_in(self.features, op, input);
+            let internal = |answer: &Outcome| matches!(answer, Outcome::Error { code, .. } if code == INTERNAL);
+            // A pre-step's preparations, each answered alike (or none).
+            let prepared_alike = || {
+                derive(self.features, op, input, &expected)
+                    .iter()
+                    .filter(|probe| probe.op == "prepare")
+                    .all(|probe| {
+                        let key = key(probe.op, &probe.input);
+                        match (self.expected.get(&key), self.answers.get(&key)) {
+                            (Some(Ok(expected)), Some((actual, _))) => agrees(expected, actual),
+                            _ => false,
+                        }
+                    })
+            };
+            let crash = told != conversation || prepared_alike();
+            match (&expected, actual) {
+                (Outcome::Output(_), Ok(answer)) if crash && internal(answer) => {
+                    return causes::unexpected_error(op)
+                }
+                (expected, Ok(Outcome::Output(_))) if crash && internal(expected) => {
+                    return causes::not_raised(INTERNAL)
+                }
+                _ => {}
+            }
+        }
         if told != causes::conversation_cause() || op != "retain" {
             return told;
         }
@@ -1832,6 +1868,18 @@ mod tests {
                 &prepare
             ),
             "snapshot: budget differs"
+        );
+        // A side's `INTERNAL` where every source retains alike is that
+        // error, not the budget (a crash copying the content).
+        let crash = Ok(Outcome::Error {
+            code: INTERNAL.to_owned(),
+            message: "RecursionError".to_owned(),
+        });
+        assert_eq!(
+            agreeing_on_retain("prepare", &prepare)
+                .tell_answered("prepare", &prepare, conversation.clone(), &crash)
+                .to_string(),
+            "snapshot: unexpected error"
         );
         // Only the conversation's cause is told apart.
         let other = Cause {

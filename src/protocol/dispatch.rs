@@ -258,27 +258,18 @@ fn retain_op(features: Features, input: &Json) -> Answer {
     retained(features, snapshot_json, label, max_bytes)
 }
 
-/// What a preparation retains of one source (spec `prepare.header-id`): the
-/// `retain` op's answer past its reference check, which a preparation
-/// makes of its request's reference, not of the snapshot. The runner's
-/// probes ask it of a source whose snapshot has no string id, which the
-/// op refuses (spec `runner.probes`); `input` is the op's, with a string
-/// `label`.
-pub fn retain_source(features: Features, input: &Json) -> Outcome {
-    let (Some(max_bytes), Some(Json::String(label))) = (
-        input.get("maxBytes").and_then(positive_safe_integer),
-        input.get("label"),
-    ) else {
-        return handle_in(features, "retain", input);
-    };
-    let snapshot_json = input.get("snapshot").unwrap_or(&Json::Null);
-    retained(features, snapshot_json, label, max_bytes)
-        .map_or_else(|failure| failure, Outcome::Output)
-}
-
 /// `snapshot_json` retained within `max_bytes`, labelled `label`: `{data,
-/// stats}`, or `null` when it cannot fit.
-fn retained(features: Features, snapshot_json: &Json, label: &JsString, max_bytes: u64) -> Answer {
+/// stats}`, or `null` when it cannot fit. This is `retain`'s answer past
+/// its reference check, and what a preparation retains of one source
+/// (spec `prepare.header-id`: a preparation checks its request's
+/// reference, not the snapshot's id); the runner's probes answer with it
+/// a source whose snapshot has no string id (spec `runner.probes`).
+pub fn retained(
+    features: Features,
+    snapshot_json: &Json,
+    label: &JsString,
+    max_bytes: u64,
+) -> Result<Json, Outcome> {
     let snapshot = Snapshot::from_json_in(snapshot_json, features).map_err(Outcome::from)?;
     let Some(retained) = retain(&snapshot, label.units(), project(&snapshot), max_bytes) else {
         return Ok(Json::Null);

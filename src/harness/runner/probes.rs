@@ -32,7 +32,7 @@ use super::diff::first_difference;
 use super::ops;
 use super::substitution::{self, Answers, Composed, Learned, MemberEdit, Spelling};
 use super::vectors::required_capabilities;
-use crate::config::{budget, Config};
+use crate::config::{budget, positive_safe_integer, Config};
 use crate::features::Features;
 use crate::js::json::{self, Json};
 use crate::js::{is_js_whitespace, JsString};
@@ -1481,13 +1481,21 @@ pub fn refused_by_its_op(op: &str, input: &Json) -> bool {
 }
 
 /// The reference's answer to a question of `op`: the op's, or what the op
-/// composed of it asks where its op refuses it ([`refused_by_its_op`]).
+/// composed of it asks where its op refuses it ([`refused_by_its_op`]):
+/// what a preparation retains of the source ([`dispatch::retained`]).
 pub fn reference_answer(features: Features, op: &str, input: &Json) -> Outcome {
-    if refused_by_its_op(op, input) {
-        dispatch::retain_source(features, input)
-    } else {
-        dispatch::handle_in(features, op, input)
+    if !refused_by_its_op(op, input) {
+        return dispatch::handle_in(features, op, input);
     }
+    let (Some(max_bytes), Some(Json::String(label))) = (
+        input.get("maxBytes").and_then(positive_safe_integer),
+        input.get("label"),
+    ) else {
+        return dispatch::handle_in(features, op, input);
+    };
+    let snapshot = input.get("snapshot").unwrap_or(&Json::Null);
+    dispatch::retained(features, snapshot, label, max_bytes)
+        .map_or_else(|failure| failure, Outcome::Output)
 }
 
 /// A preparation's probes: its configuration, its prompt's data as tag-safe

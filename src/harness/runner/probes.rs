@@ -42,6 +42,7 @@ use crate::uri::SCHEME_UNITS;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
 use base64::Engine as _;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 /// Requests sent to the implementation for one failure, at most (answers
@@ -520,39 +521,8 @@ impl Prober {
         actual: &Result<Outcome, String>,
     ) -> Cause {
         let told = self.tell(op, input, cause);
-        // Every source retained alike with the reference's budget, or every
-        // preparation of a pre-step answered alike: an `INTERNAL` error one
-        // side raises is no conversation's (a crash copying the content, a
-        // check elsewhere), but what differs.
-        let conversation = causes::conversation_cause();
-        if told == causes::told_conversation(causes::Told::Budget)
-            || (told == conversation && op == "pre-step")
-        {
-            let expected = dispatch::handle_in(self.features, op, input);
-            let internal = |answer: &Outcome| matches!(answer, Outcome::Error { code, .. } if code == INTERNAL);
-            // A pre-step's preparations, each answered alike (or none).
-            let prepared_alike = || {
-                derive(self.features, op, input, &expected)
-                    .iter()
-                    .filter(|probe| probe.op == "prepare")
-                    .all(|probe| {
-                        let key = key(probe.op, &probe.input);
-                        match (self.expected.get(&key), self.answers.get(&key)) {
-                            (Some(Ok(expected)), Some((actual, _))) => agrees(expected, actual),
-                            _ => false,
-                        }
-                    })
-            };
-            let crash = told != conversation || prepared_alike();
-            match (&expected, actual) {
-                (Outcome::Output(_), Ok(answer)) if crash && internal(answer) => {
-                    return causes::unexpected_error(op)
-                }
-                (expected, Ok(Outcome::Output(_))) if crash && internal(expected) => {
-                    return causes::not_raised(INTERNAL)
-                }
-                _ => {}
-            }
+        if let Some(error) = self.internal_not_the_conversation(op, input, &told, actual) {
+            return error;
         }
         if told != causes::conversation_cause() || op != "retain" {
             return told;
@@ -562,7 +532,8 @@ impl Prober {
         };
         // Both answers in the reference's member names, as a composition
         // reads them.
-        let answer = self.names_read_back("retain", answer);
+        let back = self.renamed_back("retain");
+        let answer = read_in(back.as_deref(), answer);
         let (Some(data), Some(retained)) = (
             answer.get("data"),
             answer
@@ -590,7 +561,7 @@ impl Prober {
             return told;
         };
         let projection = match self.answers.get(&key("retain", &request)) {
-            Some((Ok(Outcome::Output(asked)), _)) => self.names_read_back("retain", asked),
+            Some((Ok(Outcome::Output(asked)), _)) => read_in(back.as_deref(), asked).into_owned(),
             _ => reference.clone(),
         };
         let fixed = |data: &Json| -> Vec<(JsString, Json)> {
@@ -641,6 +612,50 @@ impl Prober {
             return causes::told_conversation(causes::Told::Projection);
         }
         causes::told_conversation(causes::Told::Retention)
+    }
+
+    /// The cause of an `INTERNAL` error one side answered where the
+    /// conversation was told (spec `runner.causes`) but no conversation
+    /// is implicated: every source retained alike with the reference's
+    /// budget (`told` the budget), or every preparation of a pre-step
+    /// answered alike; a crash copying the content, a check elsewhere:
+    /// `unexpected error` or `error INTERNAL not raised`, what differs.
+    fn internal_not_the_conversation(
+        &self,
+        op: &str,
+        input: &Json,
+        told: &Cause,
+        actual: &Result<Outcome, String>,
+    ) -> Option<Cause> {
+        let budget = *told == causes::told_conversation(causes::Told::Budget);
+        let pre_step_conversation = *told == causes::conversation_cause() && op == "pre-step";
+        if !(budget || pre_step_conversation) {
+            return None;
+        }
+        let expected = dispatch::handle_in(self.features, op, input);
+        let internal =
+            |answer: &Outcome| matches!(answer, Outcome::Error { code, .. } if code == INTERNAL);
+        let error = match (&expected, actual) {
+            (Outcome::Output(_), Ok(answer)) if internal(answer) => causes::unexpected_error(op),
+            (expected, Ok(Outcome::Output(_))) if internal(expected) => {
+                causes::not_raised(INTERNAL)
+            }
+            _ => return None,
+        };
+        // A pre-step's preparations, each answered alike (or none).
+        let prepared_alike = || {
+            derive(self.features, op, input, &expected)
+                .iter()
+                .filter(|probe| probe.op == "prepare")
+                .all(|probe| {
+                    let key = key(probe.op, &probe.input);
+                    match (self.expected.get(&key), self.answers.get(&key)) {
+                        (Some(Ok(expected)), Some((actual, _))) => agrees(expected, actual),
+                        _ => false,
+                    }
+                })
+        };
+        (budget || prepared_alike()).then_some(error)
     }
 
     /// Whether the reference's failure of a preparation is its model
@@ -1276,32 +1291,19 @@ impl Prober {
     /// `runner.probes`): its members in the reference's names where `op`
     /// was learned to rename them ([`substitution::names_read_back`]).
     fn read_back(&self, op: &str, answer: Outcome) -> Outcome {
-        match answer {
-            Outcome::Output(output) if self.renames(op) => {
-                Outcome::Output(self.names_read_back(op, &output))
+        match (answer, self.renamed_back(op)) {
+            (Outcome::Output(output), Some(back)) => {
+                Outcome::Output(substitution::apply_edits(&output, &back))
             }
-            answer => answer,
+            (answer, _) => answer,
         }
     }
 
-    /// Whether `op` was learned to rename members.
-    fn renames(&self, op: &str) -> bool {
-        self.edits.get(op).is_some_and(|edits| {
-            edits
-                .iter()
-                .any(|edit| matches!(edit, MemberEdit::Renamed(..)))
-        })
-    }
-
-    /// An output of `op` with the members `op` was learned to rename in
-    /// the reference's names.
-    fn names_read_back(&self, op: &str, output: &Json) -> Json {
-        match self.edits.get(op) {
-            Some(edits) if self.renames(op) => {
-                substitution::apply_edits(output, &substitution::names_read_back(edits))
-            }
-            _ => output.clone(),
-        }
+    /// The edits that read `op`'s answers back in the reference's member
+    /// names, when `op` was learned to rename some.
+    fn renamed_back(&self, op: &str) -> Option<Vec<MemberEdit>> {
+        let back = substitution::names_read_back(self.edits.get(op)?);
+        (!back.is_empty()).then_some(back)
     }
 }
 
@@ -1462,6 +1464,15 @@ pub(super) fn format_probe(record: &Json, id: &str, label: &str) -> Probe {
 fn config_probe(input: &Json) -> Option<Probe> {
     let config = input.get("config")?.clone();
     Some(Probe::new("config/check", [("config", config)]))
+}
+
+/// `answer` read with `back`, the edits that name its members as the
+/// reference does ([`substitution::names_read_back`]); itself without.
+fn read_in<'a>(back: Option<&[MemberEdit]>, answer: &'a Json) -> Cow<'a, Json> {
+    match back {
+        Some(back) => Cow::Owned(substitution::apply_edits(answer, back)),
+        None => Cow::Borrowed(answer),
+    }
 }
 
 /// Whether a question of `op` is one its op refuses, which the reference

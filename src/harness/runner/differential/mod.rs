@@ -578,6 +578,27 @@ pub struct Class {
 }
 
 impl Class {
+    /// The class case number `case` of `op` opens, shown by `example` (the
+    /// answers to `input`, found in `shrink_steps` steps).
+    fn first(
+        op: &'static str,
+        case: u64,
+        input: Json,
+        example: Mismatch,
+        shrink_steps: usize,
+    ) -> Class {
+        Class {
+            alternative: example.signature.alternative.clone(),
+            signature: example.signature.clone(),
+            ops: vec![op],
+            count: 1,
+            cases: vec![case],
+            input,
+            example,
+            shrink_steps,
+        }
+    }
+
     /// Counts case number `case` of `op` in the class; `alternative` is
     /// the case's other reading when the class is its first cause's (a
     /// class keeps an other reading only all its cases share), `None` when
@@ -1523,16 +1544,13 @@ pub fn run(
                         example.signature.cause = cause.clone();
                         example.signature.alternative = None;
                         index.insert(cause, summary.classes.len());
-                        summary.classes.push(Class {
-                            alternative: None,
-                            signature: example.signature.clone(),
-                            ops: vec![planned.op],
-                            count: 1,
-                            cases: vec![case],
-                            input: input.clone(),
+                        summary.classes.push(Class::first(
+                            planned.op,
+                            case,
+                            input.clone(),
                             example,
-                            shrink_steps: 0,
-                        });
+                            0,
+                        ));
                     }
                 }
             }
@@ -1633,16 +1651,10 @@ pub fn run(
                         }
                     }
                     index.insert(target, summary.classes.len());
-                    summary.classes.push(Class {
-                        alternative: smallest.1.signature.alternative.clone(),
-                        signature: smallest.1.signature.clone(),
-                        ops: vec![planned.op],
-                        count: 1,
-                        cases: vec![case],
-                        input: smallest.0,
-                        example: smallest.1,
-                        shrink_steps: steps,
-                    });
+                    let (input, example) = smallest;
+                    summary
+                        .classes
+                        .push(Class::first(planned.op, case, input, example, steps));
                 }
             }
         }

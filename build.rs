@@ -2,9 +2,10 @@
 //! (feature `harness`), so that an installed `dsh-session-reference` binary
 //! runs the whole suite with no source tree beside it.
 //!
-//! Writes `$OUT_DIR/embedded.rs`: `VECTOR_FILES` and `SPEC_FILES`, each a
-//! list of (path relative to its folder, contents) sorted by path. Without
-//! the feature, nothing is embedded.
+//! Writes `$OUT_DIR/embedded.rs`: `VECTOR_FILES`, `SPEC_FILES` and
+//! `SKELETON_FILES` (the adapters `init` writes), each a list of (path
+//! relative to its folder, contents) sorted by path. Without the feature,
+//! nothing is embedded.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -17,8 +18,9 @@ fn main() {
     let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let mut out = String::new();
     for (name, folder, extension) in [
-        ("VECTOR_FILES", "conformance/vectors", "json"),
-        ("SPEC_FILES", "spec", "md"),
+        ("VECTOR_FILES", "conformance/vectors", Some("json")),
+        ("SPEC_FILES", "spec", Some("md")),
+        ("SKELETON_FILES", "conformance/adapters/skeleton", None),
     ] {
         let dir = root.join(folder);
         println!("cargo:rerun-if-changed={}", dir.display());
@@ -48,7 +50,8 @@ fn main() {
     std::fs::write(target, out).expect("OUT_DIR is writable");
 }
 
-fn collect(dir: &Path, extension: &str, out: &mut Vec<PathBuf>) {
+/// Every file below `dir` (with `extension` when one is given).
+fn collect(dir: &Path, extension: Option<&str>, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         panic!("{} is missing: the harness embeds it", dir.display());
     };
@@ -56,7 +59,7 @@ fn collect(dir: &Path, extension: &str, out: &mut Vec<PathBuf>) {
         let path = entry.expect("readable directory").path();
         if path.is_dir() {
             collect(&path, extension, out);
-        } else if path.extension().is_some_and(|ext| ext == extension) {
+        } else if extension.is_none_or(|wanted| path.extension().is_some_and(|ext| ext == wanted)) {
             out.push(path);
         }
     }

@@ -17,14 +17,25 @@ use clap::{Parser, Subcommand};
 use dsh_session_reference::features::{self, Declared, Features};
 use dsh_session_reference::harness::commands::conformance::{self, ConformanceArgs};
 use dsh_session_reference::harness::commands::differential::{self, DifferentialArgs};
+use dsh_session_reference::harness::commands::init::{self, Language};
 use dsh_session_reference::harness::commands::{adapter, prepare, report, vectors, Exit};
 use dsh_session_reference::js::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `--version`: the crate's version and the embedded suite's hash (spec
+/// `runner.suite-version`).
+static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "{} (suite {})",
+        env!("CARGO_PKG_VERSION"),
+        dsh_session_reference::harness::runner::vectors::embedded_hash()
+    )
+});
+
 #[derive(Parser)]
 #[command(
-    version,
+    version = VERSION.as_str(),
     about = "Session references: reference implementation and conformance suite"
 )]
 struct Cli {
@@ -34,6 +45,24 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Write a skeleton adapter for a new port into DIR: the protocol's
+    /// framing, `describe`, and one stub per op answering UNSUPPORTED, with
+    /// a README of next steps and a CI workflow. The last line printed is
+    /// the command that runs the suite on it from DIR. Exit 0 when written,
+    /// 2 when DIR is not empty (nothing written) or cannot be written.
+    Init {
+        /// The language of the port.
+        #[arg(long = "lang", value_enum)]
+        language: Language,
+        /// The folder to write (created when missing; default: the
+        /// current folder).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// Write into a folder that is not empty, replacing files of the
+        /// skeleton's names.
+        #[arg(long)]
+        force: bool,
+    },
     /// Run the conformance vectors against an implementation (the built-in
     /// reference when --impl is absent). Exit 0 when nothing failed, 1 on
     /// failures, 2 when the suite or the implementation could not be used.
@@ -168,6 +197,11 @@ fn main() -> ExitCode {
 fn run(command: Command) -> Exit {
     match command {
         Command::Conformance(args) => conformance::run(args),
+        Command::Init {
+            language,
+            dir,
+            force,
+        } => init::run(language, &dir, force),
         Command::Show { id, vectors: dir } => vectors::show(&id, dir.as_deref()),
         Command::Vectors {
             command: VectorsCommand::Export { dir },

@@ -4,9 +4,12 @@
 //! through the built binary against a fixture port whose strings are
 //! well-formed Unicode (`tests/fixtures/adapters/well-formed.mjs`, Node 20).
 
+mod common;
+
+use common::Scratch;
 use dsh_session_reference::harness::runner::vectors::Suite;
 use dsh_session_reference::js::json::{self, Json};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_dsh-session-reference");
@@ -19,25 +22,6 @@ fn port() -> String {
             .join("tests/fixtures/adapters/well-formed.mjs")
             .display()
     )
-}
-
-/// A scratch folder, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let path =
-            std::env::temp_dir().join(format!("dsh-portable-tool-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("create scratch folder");
-        Scratch(path)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Runs the binary with `args` from an unrelated folder (the system's temp
@@ -92,7 +76,7 @@ fn a_well_formed_port_passes_without_the_capability_and_fails_claiming_it() {
 #[test]
 fn a_baseline_passes_known_failures_and_catches_new_and_fixed_ones() {
     // runner.baseline
-    let scratch = Scratch::new("baseline");
+    let scratch = Scratch::new("portable-tool", "baseline");
     let baseline = scratch.0.join("known-failures.txt");
     let baseline_arg = baseline.display().to_string();
     let port = port();
@@ -243,7 +227,7 @@ fn the_json_report_carries_every_failure_in_full() {
 #[test]
 fn the_embedded_suite_exports_and_shows_vectors_from_anywhere() {
     // runner.suite-version: the exported files are the same suite
-    let scratch = Scratch::new("export");
+    let scratch = Scratch::new("portable-tool", "export");
     let dir = scratch.0.join("vectors");
     let export = run(&["vectors", "export", &dir.display().to_string()], false);
     assert_eq!(export.status.code(), Some(0), "{}", stdout(&export));
@@ -262,4 +246,21 @@ fn the_embedded_suite_exports_and_shows_vectors_from_anywhere() {
     );
     let unknown = run(&["show", "uri.no-such"], false);
     assert_eq!(unknown.status.code(), Some(2));
+}
+
+/// runner.suite-version, runner.packages: `--version` names the crate and
+/// the embedded suite's hash, the same the reports carry, so that every
+/// packaged build shows which suite it runs.
+#[test]
+fn the_version_names_the_suite_it_carries() {
+    let output = run(&["--version"], false);
+    assert!(output.status.success());
+    let suite = Suite::embedded().expect("embedded").version;
+    assert_eq!(
+        stdout(&output),
+        format!(
+            "dsh-session-reference {} (suite {})\n",
+            suite.crate_version, suite.hash
+        )
+    );
 }

@@ -21,7 +21,8 @@ pub mod spec;
 #[cfg(feature = "harness")]
 pub mod strategies;
 
-/// The vector files and spec files, embedded by `build.rs`.
+/// The vector files, spec files and skeleton adapters, embedded by
+/// `build.rs`.
 #[cfg(feature = "harness")]
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/embedded.rs"));

@@ -344,6 +344,9 @@ fn conformance(run: ConformanceRun) -> Exit {
         if let Some(skips) = report::skip_breakdown(&report) {
             say!("{skips}");
         }
+        if let Some(first) = report::first_op_line(&report) {
+            say!("{first}");
+        }
         if let Some(rules) = report::failing_rules_line(&report, FAILING_RULES_SHOWN) {
             say!("{rules}");
         }

@@ -12,6 +12,7 @@ mod output;
 pub mod adapter;
 pub mod conformance;
 pub mod differential;
+pub mod init;
 pub mod prepare;
 pub mod report;
 pub mod vectors;

@@ -768,7 +768,7 @@ impl Prober {
         // ops stands in for them, without asking.
         let mut stood_in = false;
         if *budget == 0 || self.left().1 == 0 {
-            for lower in substitution::composed_of(op) {
+            for lower in ops::composed_of(op) {
                 if self.learned_within(lower) && !substituted.contains(lower) {
                     substituted.push(lower);
                     stood_in = true;
@@ -1112,14 +1112,11 @@ impl Prober {
     }
 
     /// Whether something that differs from the reference was learned of
-    /// `op` or of an op it is composed of ([`substitution::composed_of`],
+    /// `op` or of an op it is composed of ([`ops::composed_of`],
     /// which lists them all): what was learned can stand in for its
     /// answers.
     fn learned_within(&self, op: &str) -> bool {
-        self.learned(op)
-            || substitution::composed_of(op)
-                .iter()
-                .any(|lower| self.learned(lower))
+        self.learned(op) || ops::composed_of(op).iter().any(|lower| self.learned(lower))
     }
 
     /// The implementation's answer to a question as what was learned of it
@@ -1157,7 +1154,7 @@ impl Prober {
         if !self.learned_within(probe.op) {
             return None;
         }
-        if depth < MAX_DEPTH && !substitution::composed_of(probe.op).is_empty() {
+        if depth < MAX_DEPTH && !ops::composed_of(probe.op).is_empty() {
             let features = self.features;
             let reference = self.reference(probe.op, &probe.input);
             let mut lower = |below: &Probe| {
@@ -1231,7 +1228,7 @@ impl Prober {
     ) -> Option<Composed> {
         let reference = self.reference(probe.op, &probe.input);
         if !substituted.contains(&probe.op) {
-            let composed_of = substitution::composed_of(probe.op);
+            let composed_of = ops::composed_of(probe.op);
             if depth == MAX_DEPTH || !substituted.iter().any(|op| composed_of.contains(op)) {
                 return Some(Composed::Answer(reference));
             }

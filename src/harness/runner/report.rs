@@ -9,6 +9,7 @@
 
 use super::adapter::Description;
 use super::diff::DifferenceKind;
+use super::ops;
 use super::vectors::{Expect, SuiteVersion};
 use super::{FailureDetail, Report, Status, VectorResult};
 use crate::js::json::{self, Json};
@@ -108,6 +109,43 @@ pub fn skip_breakdown(report: &Report) -> Option<String> {
         })
         .collect();
     Some(format!("skipped: {}", parts.join("; ")))
+}
+
+/// The op to implement first, for a port whose ops answer `UNSUPPORTED`
+/// (spec `runner.reports`): the one most skipped vectors wait on, a
+/// vector waiting on its own op and on every op that op is composed of
+/// ([`ops::composed_of`]), so that a building block (`json/tag-safe`,
+/// which `retain`, `prepare` and `pre-step` answer through) comes before
+/// the op that needs it. Ties go to the op named first.
+pub fn first_op_line(report: &Report) -> Option<String> {
+    let mut own: BTreeMap<&str, usize> = BTreeMap::new();
+    for result in &report.results {
+        if result.status == Status::SkippedUnsupported {
+            *own.entry(result.op.as_str()).or_default() += 1;
+        }
+    }
+    let mut waiting: BTreeMap<&str, (usize, Vec<&str>)> = BTreeMap::new();
+    for (&op, &count) in &own {
+        waiting.entry(op).or_default().0 += count;
+        for &lower in ops::composed_of(op).iter().filter(|&&lower| lower != op) {
+            let entry = waiting.entry(lower).or_default();
+            entry.0 += count;
+            entry.1.push(op);
+        }
+    }
+    let (op, (count, users)) = waiting
+        .into_iter()
+        .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then_with(|| b.0.cmp(a.0)))?;
+    let own = own.get(op).copied().unwrap_or(0);
+    let through = if users.is_empty() {
+        String::new()
+    } else {
+        format!(" and those of {} that use it", users.join(", "))
+    };
+    let vectors = if count == 1 { "vector" } else { "vectors" };
+    Some(format!(
+        "implement first: {op} ({count} {vectors} answered UNSUPPORTED wait on it: its own {own}{through})"
+    ))
 }
 
 /// Whether a rule is about the specification of a port's behaviour, not
@@ -944,6 +982,41 @@ mod tests {
             .get("stderr")
             .and_then(Json::as_string);
         assert_eq!(stderr.as_deref(), Some("thread panicked at src/lib.rs\n"));
+    }
+
+    #[test]
+    fn the_op_to_implement_first_is_the_one_most_vectors_wait_on() {
+        let unsupported = |id: &str, op: &str| VectorResult {
+            op: op.to_owned(),
+            ..result(id, Status::SkippedUnsupported)
+        };
+        let mut report = Report::default();
+        assert_eq!(first_op_line(&report), None);
+        report.results = vec![
+            unsupported("a", "uri/decode"),
+            unsupported("b", "uri/decode"),
+            unsupported("c", "mention/parse"),
+            unsupported("d", "mention/parse"),
+            unsupported("e", "mention/parse"),
+            unsupported("f", "json/tag-safe"),
+        ];
+        // uri/encode: none of its own, but uri/decode and mention/parse
+        // answer through it (5); uri/decode: its 2 and mention/parse's 3.
+        // The tie goes to the op named first.
+        assert_eq!(
+            first_op_line(&report).as_deref(),
+            Some("implement first: uri/decode (5 vectors answered UNSUPPORTED wait on it: its own 2 and those of mention/parse that use it)")
+        );
+        report.results.push(unsupported("g", "uri/decode"));
+        assert_eq!(
+            first_op_line(&report).as_deref(),
+            Some("implement first: uri/decode (6 vectors answered UNSUPPORTED wait on it: its own 3 and those of mention/parse that use it)")
+        );
+        report.results = vec![unsupported("f", "json/tag-safe")];
+        assert_eq!(
+            first_op_line(&report).as_deref(),
+            Some("implement first: json/tag-safe (1 vector answered UNSUPPORTED wait on it: its own 1)")
+        );
     }
 
     #[test]

@@ -36,34 +36,6 @@ pub type Lower<'a> = dyn FnMut(&Probe) -> Option<Composed> + 'a;
 /// [`Lower`]'s answers where only an answer will do.
 pub type Answers<'a> = dyn FnMut(&Probe) -> Option<Outcome> + 'a;
 
-/// The lower ops a composition of `op` may ask, however deep: when none of
-/// them is substituted, the composition is the reference's own answer.
-pub fn composed_of(op: &str) -> &'static [&'static str] {
-    match op {
-        "uri/decode" | "mention/format" => &["uri/encode"],
-        "mention/parse" => &["uri/decode", "uri/encode"],
-        "retain" => &["json/tag-safe", "retain"],
-        "prepare" => &["config/check", "retain", "json/tag-safe"],
-        "pre-step" => &[
-            "mention/parse",
-            "uri/decode",
-            "uri/encode",
-            "prepare",
-            "config/check",
-            "retain",
-            "json/tag-safe",
-        ],
-        "candidates/list" => &["config/check"],
-        "candidates/remote" => &[
-            "config/check",
-            "candidates/list",
-            "mention/format",
-            "uri/encode",
-        ],
-        _ => &[],
-    }
-}
-
 /// The most projected items a substituted `retain` runs the retention
 /// model over: it re-measures the whole data at every step it considers.
 const MODELLED_ITEMS: usize = 4096;

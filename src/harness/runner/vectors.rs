@@ -191,18 +191,11 @@ impl Suite {
         source: String,
     ) -> Result<Suite, LoadError> {
         sources.sort();
-        let mut hasher = Sha256::new();
-        for (relative, text) in &sources {
-            hasher.update(relative.as_bytes());
-            hasher.update([0]);
-            hasher.update(text.as_bytes());
-            hasher.update([0]);
-        }
-        let digest: String = hasher
-            .finalize()
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect();
+        let hash = suite_hash(
+            sources
+                .iter()
+                .map(|(relative, text)| (relative.as_str(), text.as_str())),
+        );
         // The wire group runs first: a broken JSON layer shows up as a few
         // clear transport failures before anything else (spec
         // `conformance.wire-first`).
@@ -240,7 +233,7 @@ impl Suite {
                 .iter()
                 .map(|file: &VectorFile| file.vectors.len())
                 .sum(),
-            hash: format!("sha256:{digest}"),
+            hash,
             source,
         };
         Ok(Suite { files, version })
@@ -284,6 +277,35 @@ impl Suite {
     pub fn find(&self, id: &str) -> Option<(&VectorFile, &Vector)> {
         self.vectors().find(|(_, vector)| vector.id == id)
     }
+}
+
+/// The suite hash (spec `runner.suite-version`): `sha256:` and the hex
+/// digest over each file's path below the vector folder and its bytes, in
+/// path order, each followed by a NUL.
+fn suite_hash<'a>(sorted: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let mut hasher = Sha256::new();
+    for (relative, text) in sorted {
+        hasher.update(relative.as_bytes());
+        hasher.update([0]);
+        hasher.update(text.as_bytes());
+        hasher.update([0]);
+    }
+    let digest: String = hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    format!("sha256:{digest}")
+}
+
+/// The hash of the embedded suite, as [`SuiteVersion::hash`] names it,
+/// without parsing a vector: what `--version` prints beside the crate's
+/// version, so that two installed binaries show whether they carry the same
+/// suite.
+pub fn embedded_hash() -> String {
+    let mut sources: Vec<(&str, &str)> = EMBEDDED_VECTORS.to_vec();
+    sources.sort_unstable();
+    suite_hash(sources.into_iter())
 }
 
 /// Writes the embedded vector files below `dir`, as they are in the source

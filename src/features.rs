@@ -119,8 +119,30 @@ pub const BEHAVIOURS: &[Behaviour] = &[
     behaviour!("candidates-fuzzy", fuzzy, DISCOVERING, true),
 ];
 
-/// The op features: which ops an implementation answers (spec
-/// `protocol.features`), `(feature, ops)`.
+/// Every op of the protocol (spec `protocol.ops`), in the order of the op
+/// features.
+pub const OPS: &[&str] = &[
+    "uri/encode",
+    "uri/decode",
+    "mention/format",
+    "mention/parse",
+    "json/tag-safe",
+    "retain",
+    "prepare",
+    "pre-step",
+    "config/check",
+    "candidates/list",
+    "candidates/remote",
+    "files/token",
+    "files/format",
+    "files/list",
+];
+
+/// The op features: names for the ops an implementation answers (spec
+/// `protocol.features`), `(feature, ops)`. Each op's own feature, the one
+/// its vectors name, is the first row that holds it; `candidates-list` is
+/// `candidates/list` without the Remote face, as releases before
+/// 0.1.0-rc.8 have it (`runner.releases`).
 pub const OP_FEATURES: &[(&str, &[&str])] = &[
     ("uri", &["uri/encode", "uri/decode"]),
     ("mention", &["mention/format", "mention/parse"]),
@@ -130,8 +152,17 @@ pub const OP_FEATURES: &[(&str, &[&str])] = &[
     ("pre-step", &["pre-step"]),
     ("config", &["config/check"]),
     ("candidates", &["candidates/list", "candidates/remote"]),
+    ("candidates-list", &["candidates/list"]),
     ("files", &["files/token", "files/format", "files/list"]),
 ];
+
+/// The ops of the op feature `name`, if it is one.
+pub fn ops_of(name: &str) -> Option<&'static [&'static str]> {
+    OP_FEATURES
+        .iter()
+        .find(|(feature, _)| *feature == name)
+        .map(|(_, ops)| *ops)
+}
 
 /// The generation names of the first vocabulary, each the set it bundled:
 /// `(name, op feature, behaviours)`. They keep meaning what they meant.
@@ -242,14 +273,17 @@ pub fn behaviours_of(op: &str) -> impl Iterator<Item = &'static Behaviour> + '_ 
         .filter(move |behaviour| behaviour.ops.contains(&op))
 }
 
-/// What an implementation declares, read: the ops it answers (by op
-/// feature) and its behaviours (spec `protocol.features`).
+/// What an implementation declares, read: the ops it answers and its
+/// behaviours (spec `protocol.features`), and the release it is, when it
+/// was made as one.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Declared {
-    /// The op features it declares, in [`OP_FEATURES`] order.
+    /// The ops it answers, in [`OPS`] order.
     pub ops: Vec<&'static str>,
     /// The behaviours it declares.
     pub features: Features,
+    /// The release it was made as ([`Declared::release`]).
+    pub release: Option<&'static str>,
 }
 
 impl Declared {
@@ -260,12 +294,12 @@ impl Declared {
         let mut ops: Vec<&'static str> = Vec::new();
         let mut features = Features::RC8;
         for name in names {
-            if let Some((feature, _)) = OP_FEATURES.iter().find(|(feature, _)| *feature == name) {
-                ops.push(feature);
+            if let Some(feature_ops) = ops_of(name) {
+                ops.extend(feature_ops);
             } else if let Some((_, op, behaviours)) =
                 BUNDLES.iter().find(|(bundle, _, _)| *bundle == name)
             {
-                ops.push(op);
+                ops.extend(ops_of(op).unwrap_or_default());
                 for behaviour in *behaviours {
                     features = features.with(behaviour, true);
                 }
@@ -273,38 +307,52 @@ impl Declared {
                 features = features.with(name, true);
             }
         }
-        ops.sort_by_key(|op| OP_FEATURES.iter().position(|(feature, _)| feature == op));
+        ops.sort_by_key(|op| OPS.iter().position(|known| known == op));
         ops.dedup();
-        Declared { ops, features }
+        Declared {
+            ops,
+            features,
+            release: None,
+        }
     }
 
     /// Every op, with `features`: the reference's declaration.
     pub fn every_op(features: Features) -> Declared {
         Declared {
-            ops: OP_FEATURES.iter().map(|(feature, _)| *feature).collect(),
+            ops: OPS.to_vec(),
             features,
+            release: None,
         }
     }
 
-    /// Every op and the release's behaviours.
+    /// The release's ops and behaviours, named as the release.
     pub fn release(release: &Release) -> Declared {
-        Declared::every_op(release.features)
+        Declared {
+            features: release.features,
+            release: Some(release.name),
+            ..Declared::from_names(release.ops.iter().copied())
+        }
     }
 
     /// Whether it answers `op`.
     pub fn answers(&self, op: &str) -> bool {
-        op_feature(op).is_some_and(|feature| self.ops.contains(&feature))
+        self.ops.contains(&op)
     }
 
-    /// Whether it declares the feature `name`: an op feature or a behaviour.
+    /// Whether it declares the feature `name`: an op feature whose ops it
+    /// all answers, or a behaviour.
     pub fn declares(&self, name: &str) -> bool {
-        self.ops.contains(&name) || self.features.has(name)
+        match ops_of(name) {
+            Some(ops) => ops.iter().all(|op| self.answers(op)),
+            None => self.features.has(name),
+        }
     }
 
     /// Whether a vector of `op` whose `features` are `conditions` runs on
     /// it (spec `protocol.features`): it answers `op`, and has each
-    /// behaviour named and none named with a leading `!`. An op feature
-    /// named must be declared; a name of neither kind is never declared.
+    /// behaviour named and none named with a leading `!`. The op feature a
+    /// vector names is its op's, which it answers; a name of neither kind
+    /// is never declared.
     pub fn satisfies<S: AsRef<str>>(&self, op: &str, conditions: &[S]) -> bool {
         self.answers(op)
             && conditions
@@ -313,49 +361,169 @@ impl Declared {
                     Some(absent) => {
                         Features::behaviour(absent).is_some() && !self.features.has(absent)
                     }
-                    None => self.declares(condition.as_ref()),
+                    None => match ops_of(condition.as_ref()) {
+                        Some(ops) => ops.contains(&op),
+                        None => self.features.has(condition.as_ref()),
+                    },
                 })
     }
 
-    /// Its names: the op features, then the behaviours.
+    /// Its names: the op features that name the ops it answers (the first
+    /// that holds each, so every op once: `candidates` where it answers both
+    /// candidate ops, `candidates-list` where only the listing), then the
+    /// behaviours.
     pub fn names(&self) -> Vec<&'static str> {
-        self.ops
-            .iter()
-            .copied()
-            .chain(self.features.names())
-            .collect()
+        let mut named: Vec<&'static str> = Vec::new();
+        let mut ops = Vec::new();
+        for (feature, feature_ops) in OP_FEATURES {
+            let whole = feature_ops.iter().all(|op| self.answers(op));
+            if whole && !feature_ops.iter().all(|op| ops.contains(op)) {
+                named.push(*feature);
+                ops.extend(feature_ops.iter());
+            }
+        }
+        named.extend(self.features.names());
+        named
     }
 
-    /// The release it is exactly, if any.
+    /// The release it is: the one it was made as, else the first with its
+    /// behaviours that has every op it answers.
     pub fn release_name(&self) -> Option<&'static str> {
-        RELEASES
-            .iter()
-            .find(|release| release.features == self.features)
-            .map(|release| release.name)
+        self.release.or_else(|| {
+            RELEASES
+                .iter()
+                .find(|release| {
+                    let declared = Declared::release(release);
+                    declared.features == self.features
+                        && self.ops.iter().all(|op| declared.answers(op))
+                })
+                .map(|release| release.name)
+        })
+    }
+
+    /// These ops and behaviours run as `release` (spec `runner.releases`):
+    /// its behaviours in place of these, and of these ops those it has (all
+    /// of its ops when none is declared).
+    pub fn as_release(self, release: &Release) -> Declared {
+        let of_release = Declared::release(release);
+        let ops = if self.ops.is_empty() {
+            of_release.ops
+        } else {
+            self.ops
+                .into_iter()
+                .filter(|op| of_release.answers(op))
+                .collect()
+        };
+        Declared { ops, ..of_release }
     }
 }
 
-/// An upstream release that runs here, as the set of behaviours it has
-/// (spec `runner.releases`).
+/// An upstream release, as the ops and the behaviours it has (spec
+/// `runner.releases`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Release {
     /// Its name on the command line and in `describe`.
     pub name: &'static str,
+    /// Its ops, as op features (`protocol.features`).
+    pub ops: &'static [&'static str],
     /// Its behaviours.
     pub features: Features,
     /// How its set was established.
     pub how: &'static str,
 }
 
-/// The releases, oldest first (spec `runner.releases`).
-pub const RELEASES: &[Release] = &[
+/// Every op.
+const EVERY_OP: &[&str] = &[
+    "uri",
+    "mention",
+    "json",
+    "retain",
+    "prepare",
+    "pre-step",
+    "config",
+    "candidates",
+    "files",
+];
+
+/// The ops of the releases before 0.1.0-rc.8: no pre-step listener, so no
+/// `pre-step`, and no Remote face, so `candidates/list` alone.
+const BEFORE_RC8: &[&str] = &[
+    "uri",
+    "mention",
+    "json",
+    "retain",
+    "prepare",
+    "config",
+    "candidates-list",
+    "files",
+];
+
+/// A release before rc.8: rc.8's behaviours on [`BEFORE_RC8`]'s ops.
+const fn before_rc8(name: &'static str, how: &'static str) -> Release {
     Release {
-        name: "0.1.0-rc.8",
+        name,
+        ops: BEFORE_RC8,
         features: Features::RC8,
-        how: "the npm package, run (conformance/adapters/upstream-npm)",
-    },
+        how,
+    }
+}
+
+/// A release of rc.8's ops and behaviours.
+const fn as_rc8(name: &'static str, how: &'static str) -> Release {
+    Release {
+        name,
+        ops: EVERY_OP,
+        features: Features::RC8,
+        how,
+    }
+}
+
+/// Every release in upstream's history, oldest first (spec
+/// `runner.releases`), and `newest`.
+pub const RELEASES: &[Release] = &[
+    before_rc8(
+        "0.0.1-rc.1",
+        "the npm package, read: no pre-step listener, no Remote face; URI, mentions, projection and retention run identical to rc.8's",
+    ),
+    before_rc8(
+        "0.1.0-rc.1",
+        "read: the package's source is rc.7's (index.ts blob 43bed83)",
+    ),
+    before_rc8(
+        "0.1.0-rc.2",
+        "read: the package's source is rc.7's (index.ts blob 43bed83)",
+    ),
+    before_rc8(
+        "0.1.0-rc.3",
+        "read: the package's source is rc.7's (index.ts blob 43bed83)",
+    ),
+    before_rc8(
+        "0.1.0-rc.5",
+        "read: the package's source is rc.7's (index.ts blob 43bed83)",
+    ),
+    before_rc8(
+        "0.1.0-rc.6",
+        "read: the package's source is rc.7's (index.ts blob 43bed83)",
+    ),
+    before_rc8(
+        "0.1.0-rc.7",
+        "its source at bb4ca698, built and run on rc.8's peers (shared/oracles/upstream-0.1.0-rc.7)",
+    ),
+    as_rc8(
+        "0.1.0-rc.8",
+        "the npm package, run (conformance/adapters/upstream-npm)",
+    ),
+    as_rc8(
+        "0.1.1-rc.1",
+        "read: the package's source and tests are rc.8's byte for byte, and so are the dependencies it uses",
+    ),
+    as_rc8(
+        "0.1.1-rc.2",
+        "read: the package's source and tests are rc.8's byte for byte, and so are the dependencies it uses",
+    ),
     Release {
         name: "0.1.2-rc.1",
+        ops: EVERY_OP,
         features: Features {
             same_workspace: true,
             seq_domain: true,
@@ -365,6 +533,7 @@ pub const RELEASES: &[Release] = &[
     },
     Release {
         name: "newer-62dde13e",
+        ops: EVERY_OP,
         features: Features {
             fraction_type: false,
             fuzzy: false,
@@ -374,10 +543,36 @@ pub const RELEASES: &[Release] = &[
     },
     Release {
         name: "newest",
+        ops: EVERY_OP,
         features: Features::NEWEST,
         how: "the newest documents, and the specification where they are silent (the emulation, conformance/adapters/upstream-next)",
     },
 ];
+
+impl Release {
+    /// How many ops it has.
+    fn op_count(&self) -> usize {
+        Declared::release(self).ops.len()
+    }
+}
+
+/// The releases that differ in behaviour: of those with the same
+/// behaviours, the first with the most ops (0.1.0-rc.8 stands for the
+/// releases before it and for 0.1.1-rc.1 and rc.2, and runs every vector
+/// they run). The reference runs the suite once in each.
+pub fn distinct_releases() -> impl DoubleEndedIterator<Item = &'static Release> {
+    let rank = |index: usize, release: &Release| (release.op_count(), std::cmp::Reverse(index));
+    RELEASES
+        .iter()
+        .enumerate()
+        .filter(move |&(index, release)| {
+            RELEASES.iter().enumerate().all(|(other_index, other)| {
+                other.features != release.features
+                    || rank(other_index, other) <= rank(index, release)
+            })
+        })
+        .map(|(_, release)| release)
+}
 
 /// The release named `name` (`rc8` is `0.1.0-rc.8`).
 pub fn release(name: &str) -> Option<&'static Release> {
@@ -406,7 +601,7 @@ mod tests {
             "files",
         ]);
         assert_eq!(rc8.release_name(), Some("0.1.0-rc.8"));
-        assert_eq!(rc8.ops.len(), OP_FEATURES.len());
+        assert_eq!(rc8.ops, OPS);
         let newer = Declared::from_names([
             "uri",
             "mention",
@@ -427,6 +622,76 @@ mod tests {
             "config-fraction-type",
         ]);
         assert_eq!(newest.release_name(), Some("newest"));
+    }
+
+    /// runner.releases: every release of upstream's history by name, each
+    /// with rc.8's behaviours or a later set; the releases before rc.8 are
+    /// rc.8 less `pre-step` and the Remote face, and the reference runs
+    /// each distinct set of behaviours once, in the release with most ops.
+    #[test]
+    fn every_release_is_named_and_runs_once_per_behaviour_set() {
+        let names: Vec<&str> = RELEASES.iter().map(|release| release.name).collect();
+        assert_eq!(
+            names,
+            [
+                "0.0.1-rc.1",
+                "0.1.0-rc.1",
+                "0.1.0-rc.2",
+                "0.1.0-rc.3",
+                "0.1.0-rc.5",
+                "0.1.0-rc.6",
+                "0.1.0-rc.7",
+                "0.1.0-rc.8",
+                "0.1.1-rc.1",
+                "0.1.1-rc.2",
+                "0.1.2-rc.1",
+                "newer-62dde13e",
+                "newest"
+            ]
+        );
+        let rc8 = Declared::release(release("rc8").expect("rc.8"));
+        for name in &names[..7] {
+            let old = Declared::release(release(name).expect("listed"));
+            assert_eq!(old.features, Features::RC8);
+            let missing: Vec<&str> = rc8
+                .ops
+                .iter()
+                .copied()
+                .filter(|op| !old.answers(op))
+                .collect();
+            assert_eq!(missing, ["pre-step", "candidates/remote"], "{name}");
+            assert_eq!(old.release_name(), Some(*name));
+        }
+        for name in ["0.1.1-rc.1", "0.1.1-rc.2"] {
+            let same = Declared::release(release(name).expect("listed"));
+            assert_eq!((same.ops, same.features), (rc8.ops.clone(), rc8.features));
+        }
+        let distinct: Vec<&str> = distinct_releases().map(|release| release.name).collect();
+        assert_eq!(
+            distinct,
+            ["0.1.0-rc.8", "0.1.2-rc.1", "newer-62dde13e", "newest"]
+        );
+        // The reference's every-op declaration is named as rc.8, not as a
+        // release of the same behaviours with fewer ops.
+        assert_eq!(
+            Declared::every_op(Features::RC8).release_name(),
+            Some("0.1.0-rc.8")
+        );
+    }
+
+    /// protocol.features: `candidates-list` is the listing without the
+    /// Remote face; a vector names its op's feature, `candidates`, and runs
+    /// where the op is answered.
+    #[test]
+    fn the_listing_alone_is_declarable() {
+        let listing = Declared::from_names(["candidates-list"]);
+        assert!(listing.answers("candidates/list") && !listing.answers("candidates/remote"));
+        assert_eq!(listing.names(), ["candidates-list"]);
+        assert!(listing.satisfies("candidates/list", &["candidates", "!display-title"]));
+        assert!(!listing.satisfies("candidates/remote", &["candidates"]));
+        assert!(!listing.declares("candidates") && listing.declares("candidates-list"));
+        let both = Declared::from_names(["candidates-list", "candidates"]);
+        assert_eq!(both.names(), ["candidates"]);
     }
 
     #[test]

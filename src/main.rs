@@ -14,7 +14,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::{Parser, Subcommand};
-use dsh_session_reference::features::{self, Declared, Features};
+use dsh_session_reference::features::{self, Declared, Features, Release};
 use dsh_session_reference::harness::commands::conformance::{self, ConformanceArgs};
 use dsh_session_reference::harness::commands::differential::{self, DifferentialArgs};
 use dsh_session_reference::harness::commands::init::{self, Language};
@@ -83,10 +83,11 @@ enum Command {
     },
     /// Speak the adapter protocol on stdin/stdout with the reference.
     Adapter {
-        /// Behave as this upstream release (spec `runner.releases`:
-        /// 0.1.0-rc.8, 0.1.2-rc.1, newer-62dde13e, newest).
+        /// Behave as this upstream release, its ops and behaviours (spec
+        /// `runner.releases`: 0.0.1-rc.1, 0.1.0-rc.1 … rc.3, rc.5 … rc.8,
+        /// 0.1.1-rc.1, rc.2, 0.1.2-rc.1, newer-62dde13e, newest).
         #[arg(long, value_parser = parse_release, conflicts_with_all = ["features", "generation"])]
-        release: Option<Features>,
+        release: Option<&'static Release>,
         /// Behave with these features (comma-separated behaviours, or the
         /// first vocabulary's names, as a port declares them).
         #[arg(long, value_delimiter = ',', conflicts_with = "generation")]
@@ -94,7 +95,7 @@ enum Command {
         /// The first command line's name for a release: `rc8` is
         /// 0.1.0-rc.8, `newest` the newest.
         #[arg(long, value_parser = parse_release, hide = true)]
-        generation: Option<Features>,
+        generation: Option<&'static Release>,
     },
     /// Show what a host would send to the model for one user message that
     /// mentions sessions stored as snapshot files (`*.json`) in a folder.
@@ -211,9 +212,11 @@ fn run(command: Command) -> Exit {
             features,
             generation,
         } => adapter::run(match (release.or(generation), features) {
-            (Some(release), _) => release,
-            (None, Some(names)) => Declared::from_names(names.iter().map(String::as_str)).features,
-            (None, None) => Features::NEWEST,
+            (Some(release), _) => Declared::release(release),
+            (None, Some(names)) => {
+                Declared::every_op(Declared::from_names(names.iter().map(String::as_str)).features)
+            }
+            (None, None) => Declared::every_op(Features::NEWEST),
         }),
         Command::Prepare {
             text,
@@ -235,14 +238,12 @@ fn run(command: Command) -> Exit {
     }
 }
 
-fn parse_release(name: &str) -> Result<Features, String> {
-    features::release(name)
-        .map(|release| release.features)
-        .ok_or_else(|| {
-            let known: Vec<&str> = features::RELEASES
-                .iter()
-                .map(|release| release.name)
-                .collect();
-            format!("unknown release {name:?} ({}, or rc8)", known.join(", "))
-        })
+fn parse_release(name: &str) -> Result<&'static Release, String> {
+    features::release(name).ok_or_else(|| {
+        let known: Vec<&str> = features::RELEASES
+            .iter()
+            .map(|release| release.name)
+            .collect();
+        format!("unknown release {name:?} ({}, or rc8)", known.join(", "))
+    })
 }

@@ -2,7 +2,7 @@
 //! match, vector files are well-formed and canonical, and no two vectors ask
 //! the same question.
 
-use dsh_session_reference::harness::checks::KNOWN_OPS;
+use dsh_session_reference::harness::checks::{known_op, known_op_count};
 use dsh_session_reference::harness::runner::vectors::{
     required_capabilities, Expect, Suite, Vector,
 };
@@ -152,7 +152,7 @@ fn every_coded_input_type_is_shown_by_a_vector() {
     }
     let mut missing = Vec::new();
 
-    for op in KNOWN_OPS {
+    for op in (0..known_op_count()).filter_map(known_op) {
         let mut coded = BTreeSet::new();
         coded_members(input_members(op).expect("a known op"), "", &mut coded);
         for (path, code) in coded {
@@ -896,7 +896,7 @@ fn vectors_name_every_behaviour_they_depend_on() {
 }
 
 /// The release table of the specification is the binary's (spec
-/// `runner.releases`): each row's name and behaviours.
+/// `runner.releases`): each row's name, behaviours and ops.
 #[test]
 fn the_release_table_is_the_binarys() {
     use dsh_session_reference::features::RELEASES;
@@ -907,6 +907,21 @@ fn the_release_table_is_the_binarys() {
             .find(|line| line.starts_with(&format!("| `{}`", release.name)))
             .unwrap_or_else(|| panic!("no row for {}", release.name));
         let behaviours = row.split('|').nth(2).expect("a behaviours column");
+        let ops = row.split('|').nth(3).expect("an ops column");
+        let served = dsh_session_reference::features::Declared::release(release);
+        let missing: Vec<&str> = dsh_session_reference::features::OPS
+            .iter()
+            .copied()
+            .filter(|op| !served.answers(op))
+            .collect();
+        if missing.is_empty() {
+            assert_eq!(ops.trim(), "every op", "{row}");
+        } else {
+            assert!(ops.contains("every op but"), "{row}");
+            for op in missing {
+                assert!(ops.contains(&format!("`{op}`")), "{row} misses {op}");
+            }
+        }
         let named: Vec<&str> = release.features.names().collect();
         match release.name {
             "0.1.0-rc.8" => assert!(named.is_empty() && behaviours.contains("none")),

@@ -16,7 +16,7 @@ pub mod draw;
 pub mod retention_model;
 
 use crate::error::{ErrorCode, Failure};
-use crate::features::Features;
+use crate::features::{self, Features};
 use crate::js::json::{self, Json};
 use crate::prepare::{self, Agent, Services};
 use crate::projection;
@@ -183,24 +183,19 @@ pub fn json_units(units: &[u16]) {
     }
 }
 
-/// Every op of the protocol.
-pub const KNOWN_OPS: [&str; 15] = [
-    "describe",
-    "uri/encode",
-    "uri/decode",
-    "mention/format",
-    "mention/parse",
-    "json/tag-safe",
-    "retain",
-    "prepare",
-    "pre-step",
-    "config/check",
-    "candidates/list",
-    "candidates/remote",
-    "files/token",
-    "files/format",
-    "files/list",
-];
+/// The `k`th op a request may name (`describe` first, then the protocol's
+/// ops, `features::OPS`), `None` past them.
+pub fn known_op(k: usize) -> Option<&'static str> {
+    match k {
+        0 => Some("describe"),
+        k => features::OPS.get(k - 1).copied(),
+    }
+}
+
+/// How many ops [`known_op`] names.
+pub fn known_op_count() -> usize {
+    features::OPS.len() + 1
+}
 
 /// An op no implementation knows.
 pub const UNKNOWN_OP: &str = "no/such-op";
@@ -219,7 +214,7 @@ fn check_outcome(op: &str, outcome: &Outcome) {
         Outcome::Error { code, .. } => {
             assert_eq!(
                 code == UNSUPPORTED,
-                !KNOWN_OPS.contains(&op),
+                op != "describe" && !features::OPS.contains(&op),
                 "{op}: error {code}"
             );
             assert!(
@@ -240,7 +235,7 @@ fn same_outcome(a: &Outcome, b: &Outcome) -> bool {
 /// One protocol request, end to end. The first byte controls the run: bit
 /// 0 picks the generation (newest, rc8), bit 1 how the rest is read as text
 /// (lossy UTF-8, or strict: invalid UTF-8 is skipped), and bits 2–7 the op
-/// (`0`: the request's own; `k`: `KNOWN_OPS` then `UNKNOWN_OP`, the
+/// (`0`: the request's own; `k`: [`known_op`]'s then `UNKNOWN_OP`, the
 /// `(k − 1)`th modulo their number). The rest is one request line.
 ///
 /// - The line, as JSON text, satisfies [`json_text`]; its bytes as UTF-16
@@ -274,10 +269,7 @@ pub fn protocol_request(data: &[u8]) {
     );
     let op = match usize::from(control >> 2) {
         0 => request.op.as_str(),
-        k => KNOWN_OPS
-            .get((k - 1) % (KNOWN_OPS.len() + 1))
-            .copied()
-            .unwrap_or(UNKNOWN_OP),
+        k => known_op((k - 1) % (known_op_count() + 1)).unwrap_or(UNKNOWN_OP),
     };
     let outcome = if control & 0x01 == 0 {
         dispatch::handle(op, &request.input)

@@ -40,11 +40,16 @@ pub const CAPABILITIES: &[&str] = &[
     "dynamic-inputs",
 ];
 
-/// The output of `describe` for the reference with `features`: `{name,
+/// The output of `describe` for the reference with `features`, every op
+/// answered (see [`describe_declared`]).
+pub fn describe(features: Features) -> Json {
+    describe_declared(&Declared::every_op(features))
+}
+
+/// The output of `describe` for the reference serving `declared`: `{name,
 /// version, features, capabilities}`, and `release` when the set is one
 /// of the releases (spec `protocol.describe`, `runner.releases`).
-pub fn describe(features: Features) -> Json {
-    let declared = Declared::every_op(features);
+pub fn describe_declared(declared: &Declared) -> Json {
     let release = declared.release_name();
     let name = match release {
         Some("newest") => NAME.to_owned(),

@@ -5,15 +5,25 @@
 
 use super::dispatch;
 use super::scan::id_of_too_deep;
-use super::wire::{Outcome, Request, Response};
-use crate::features::Features;
+use super::wire::{Outcome, Request, Response, UNSUPPORTED};
+use crate::features::{self, Declared};
 use std::io::{self, BufRead, Write};
 
-/// Answers requests line by line, with `features`' behaviours, until
-/// `input` closes.
-pub fn serve(features: Features, input: impl BufRead, output: impl Write) -> io::Result<()> {
-    serve_taking(input, output, |op, request_input| {
-        dispatch::handle_taking(features, op, request_input)
+/// Answers requests line by line, with `declared`'s behaviours, until
+/// `input` closes: `describe` as `declared`, an op it does not answer
+/// `UNSUPPORTED` (a release without it, spec `runner.releases`).
+pub fn serve(declared: &Declared, input: impl BufRead, output: impl Write) -> io::Result<()> {
+    let features = declared.features;
+    serve_taking(input, output, |op, request_input| match op {
+        "describe" => Outcome::Output(dispatch::describe_declared(declared)),
+        _ if !declared.answers(op) && features::OPS.contains(&op) => Outcome::Error {
+            code: UNSUPPORTED.to_owned(),
+            message: format!(
+                "op {op:?} is not in {}",
+                declared.release_name().unwrap_or("the features served")
+            ),
+        },
+        _ => dispatch::handle_taking(features, op, request_input),
     })
 }
 

@@ -4,13 +4,14 @@
 //! (this crate's or another's) to drive.
 
 use super::Exit;
-use crate::features::Features;
+use crate::features::Declared;
 use crate::protocol::server;
 use std::io;
 
-/// Serves requests from standard input with the reference with
-/// `features`, answering on standard output, until standard input ends.
-pub fn run(features: Features) -> Exit {
+/// Serves requests from standard input with the reference as `declared`
+/// (its ops and behaviours), answering on standard output, until standard
+/// input ends.
+pub fn run(declared: Declared) -> Exit {
     // Requests of megabytes come through a pipe: read it a pipe's
     // worth at a time, not 8 KiB, so the writer is woken a few times
     // a request rather than hundreds (issue #13: the 9.2 MB candidate
@@ -20,7 +21,7 @@ pub fn run(features: Features) -> Exit {
     exit_once_answers_go_unread();
     // A request may nest up to `json::MAX_DEPTH` levels: the command line
     // runs every command on a thread with the stack for it (main.rs).
-    match server::serve(features, input, io::stdout().lock()) {
+    match server::serve(&declared, input, io::stdout().lock()) {
         Ok(()) => Exit::Success,
         Err(error) => {
             eprintln!("adapter: {error}");

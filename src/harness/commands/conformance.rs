@@ -6,7 +6,7 @@
 use super::output::say;
 use super::vectors::load;
 use super::{Exit, Format};
-use crate::features::{self, Features};
+use crate::features;
 use crate::harness::runner::adapter::{
     default_grace, BuiltIn, Description, External, Implementation,
 };
@@ -31,9 +31,10 @@ pub struct ConformanceArgs {
     #[arg(long, value_delimiter = ',')]
     features: Option<Vec<String>>,
     /// Run the implementation as this upstream release (spec
-    /// `runner.releases`: 0.1.0-rc.8, 0.1.2-rc.1, newer-62dde13e, newest):
-    /// its behaviours are the release's, in place of those its features
-    /// name; its ops stay those it declares.
+    /// `runner.releases`: 0.0.1-rc.1, 0.1.0-rc.1 … rc.3, rc.5 … rc.8,
+    /// 0.1.1-rc.1, rc.2, 0.1.2-rc.1, newer-62dde13e, newest): its
+    /// behaviours are the release's, in place of those its features name;
+    /// its ops are those it declares that the release has.
     #[arg(long)]
     release: Option<String>,
     /// How to print the results: lines for a person, or one JSON object.
@@ -239,32 +240,30 @@ fn conformance(run: ConformanceRun) -> Exit {
     let (mut report, implementation, cost_description) = match &run.implementation {
         None => {
             let mut profiles = Vec::new();
-            // The reference in every release (a vector no release runs
-            // runs with the behaviours it names), or in the one asked for.
-            let releases: Vec<Features> = match run.release.as_deref() {
-                None => features::RELEASES
-                    .iter()
-                    .rev()
-                    .map(|r| r.features)
-                    .collect(),
+            // The reference in every release that differs in behaviour (a
+            // vector no release runs runs with the behaviours it names), or
+            // in the one asked for, with that release's ops.
+            let releases: Vec<&features::Release> = match run.release.as_deref() {
+                None => features::distinct_releases().rev().collect(),
                 Some(name) => match features::release(name) {
-                    Some(release) => vec![release.features],
+                    Some(release) => vec![release],
                     None => {
                         eprintln!("{}", crate::harness::runner::adapter::unknown_release(name));
                         return Exit::Unusable;
                     }
                 },
             };
-            for &features in &releases {
-                match described(&mut BuiltIn(features), None, human) {
+            for release in &releases {
+                let asked = run.release.as_ref().map(|_| release.name);
+                match described(&mut BuiltIn(release.features), asked, human) {
                     Ok(description) => profiles.push(description),
                     Err(exit) => return exit,
                 }
             }
             let report = match (run.release.as_deref(), releases.first()) {
-                (Some(_), Some(&features)) => runner::run(
+                (Some(_), Some(release)) => runner::run(
                     &suite,
-                    &mut BuiltIn(features),
+                    &mut BuiltIn(release.features),
                     &profiles[0],
                     &run.selection,
                     show,

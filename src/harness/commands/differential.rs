@@ -30,7 +30,8 @@ pub struct DifferentialArgs {
     #[arg(long = "b")]
     b: String,
     /// Run B as this upstream release (spec `runner.releases`): its
-    /// behaviours are the release's, in place of those its features name.
+    /// behaviours are the release's, in place of those its features name,
+    /// and of its ops those the release has.
     #[arg(long)]
     release: Option<String>,
     /// Run A, given with --a, as this upstream release (without --a, A is

@@ -83,21 +83,19 @@ impl fmt::Display for Description {
 
 impl Description {
     /// What it declares, read (spec `protocol.features`, `runner.releases`):
-    /// the ops of its features (every op when it names a release and no
-    /// feature) and the behaviours of its release, else of its features.
+    /// the ops of its features (every op of its release when it names a
+    /// release and no feature; of its features, those its release has) and
+    /// the behaviours of its release, else of its features.
     pub fn declared(&self) -> Declared {
-        let mut declared = Declared::from_names(self.features.iter().map(String::as_str));
-        if let Some(release) = self.release.as_deref().and_then(features::release) {
-            declared.features = release.features;
-            if declared.ops.is_empty() {
-                declared.ops = Declared::release(release).ops;
-            }
+        let declared = Declared::from_names(self.features.iter().map(String::as_str));
+        match self.release.as_deref().and_then(features::release) {
+            Some(release) => declared.as_release(release),
+            None => declared,
         }
-        declared
     }
 
     /// Runs it as the release `name` (`--release`): its behaviours are the
-    /// release's, its ops those it declares.
+    /// release's, its ops those it declares that the release has.
     pub fn as_release(mut self, name: &str) -> Result<Description, String> {
         let release = features::release(name).ok_or_else(|| unknown_release(name))?;
         self.release = Some(release.name.to_owned());
@@ -840,6 +838,50 @@ mod tests {
         assert!(describe(&format!("{{{base},\"protocol\":\"1\"}}")).is_err());
         assert!(describe(r#"{"name":"n","version":"1","features":"uri"}"#).is_err());
         assert!(describe(r#"{"name":"n","features":[]}"#).is_err());
+    }
+
+    /// runner.releases, runner.releases.before-rc8: a port that names a
+    /// release is run as that
+    /// release's ops and behaviours; a release before rc.8 has no
+    /// `pre-step` and no Remote face, 0.1.1-rc.2 is rc.8; with features
+    /// beside the release, its ops are those the release has; an unknown
+    /// release is an unusable describe that lists the known ones.
+    #[test]
+    fn a_declared_release_is_its_ops_and_behaviours() {
+        let rc5 = describe(r#"{"name":"n","version":"1","release":"0.1.0-rc.5"}"#)
+            .expect("a release in place of features")
+            .declared();
+        assert_eq!(rc5.features, Features::RC8);
+        assert!(!rc5.answers("pre-step") && !rc5.answers("candidates/remote"));
+        assert!(rc5.answers("candidates/list") && rc5.answers("prepare"));
+        assert_eq!(rc5.names()[6], "candidates-list");
+        let rc7 = features::release("0.1.0-rc.7").expect("rc.7");
+        assert_eq!(rc5.ops, Declared::release(rc7).ops);
+
+        let rc8 = features::release("0.1.0-rc.8").expect("rc.8");
+        let later = describe(r#"{"name":"n","version":"1","release":"0.1.1-rc.2"}"#)
+            .expect("0.1.1-rc.2")
+            .declared();
+        assert_eq!(
+            (later.ops, later.features),
+            (Declared::release(rc8).ops, Features::RC8)
+        );
+
+        let both = describe(
+            r#"{"name":"n","version":"1","release":"0.1.0-rc.7","features":["candidates-v1","same-workspace"]}"#,
+        )
+        .expect("features beside a release")
+        .declared();
+        assert_eq!(both.ops, ["candidates/list"]);
+        assert_eq!(both.features, Features::RC8);
+
+        let unknown = describe(r#"{"name":"n","version":"1","release":"0.1.4"}"#).unwrap_err();
+        assert!(
+            unknown.contains("unknown release \"0.1.4\"")
+                && unknown.contains("0.0.1-rc.1")
+                && unknown.contains("0.1.1-rc.2"),
+            "{unknown}"
+        );
     }
 
     /// runner.reports: what an implementation writes to stderr before an

@@ -290,23 +290,32 @@ pub fn parse_report(report: &Json, file: &str) -> Result<Implementation, String>
         string(member(suite, "source")?, "suite.source")?,
     );
     let implementation = member(report, "implementation")?;
-    let descriptions: Vec<&Json> = match implementation.get("profiles") {
-        Some(profiles) => profiles
-            .as_array()
-            .ok_or("implementation.profiles is not an array")?
-            .iter()
-            .collect(),
-        None => vec![implementation],
+    let (descriptions, profiles): (Vec<&Json>, bool) = match implementation.get("profiles") {
+        Some(profiles) => (
+            profiles
+                .as_array()
+                .ok_or("implementation.profiles is not an array")?
+                .iter()
+                .collect(),
+            true,
+        ),
+        None => (vec![implementation], false),
     };
     let mut names = Vec::new();
     let mut features = BTreeSet::new();
     let mut capabilities = BTreeSet::new();
     for description in descriptions {
-        names.push(format!(
-            "{} {}",
-            string(member(description, "name")?, "implementation.name")?,
-            string(member(description, "version")?, "implementation.version")?
-        ));
+        let name = string(member(description, "name")?, "implementation.name")?;
+        let version = string(member(description, "version")?, "implementation.version")?;
+        // runner.releases: the upstream release an implementation follows
+        // heads its column, unless its name says it (the reference's
+        // profiles are named by theirs).
+        names.push(match optional_string(description, "release")? {
+            Some(release) if !profiles && !name.contains(&release) => {
+                format!("{name} {version}, release {release}")
+            }
+            _ => format!("{name} {version}"),
+        });
         features.extend(strings(member(description, "features")?, "features")?);
         capabilities.extend(strings(
             member(description, "capabilities")?,
@@ -1426,6 +1435,37 @@ mod tests {
         assert_eq!(markdown_code("a `b` c"), "``a `b` c``");
         assert_eq!(markdown_code("`b``"), "``` `b`` ```");
         assert_eq!(markdown_code("a\nb"), "`a b`");
+    }
+
+    // runner.compliance-page, runner.releases
+    #[test]
+    fn a_column_names_the_release_its_implementation_follows() {
+        let report = |implementation: &str| {
+            let text = format!(
+                r#"{{"suite": {{"crateVersion": "0.1.0", "vectors": 0, "hash": "sha256:ab", "source": "embedded"}},
+                "implementation": {implementation},
+                "summary": {{"passed": 0, "failed": 0, "skipped": 0}}, "results": [], "causes": []}}"#
+            );
+            parse_report(&json::parse(&text).unwrap(), "r.json")
+                .unwrap()
+                .name
+        };
+        assert_eq!(
+            report(
+                r#"{"name": "port", "version": "2", "release": "0.1.0-rc.5", "features": [], "capabilities": []}"#
+            ),
+            "port 2, release 0.1.0-rc.5"
+        );
+        assert_eq!(
+            report(r#"{"name": "port", "version": "2", "features": [], "capabilities": []}"#),
+            "port 2"
+        );
+        assert_eq!(
+            report(
+                r#"{"profiles": [{"name": "ref (0.1.0-rc.7 profile)", "version": "1", "release": "0.1.0-rc.7", "features": [], "capabilities": []}]}"#
+            ),
+            "ref (0.1.0-rc.7 profile) 1"
+        );
     }
 
     // runner.compliance-page

@@ -340,7 +340,7 @@ impl Selection {
             return true;
         };
         selected.iter().any(|name| {
-            features::op_feature(op) == Some(name.as_str())
+            features::ops_of(name).is_some_and(|ops| ops.contains(&op))
                 || vector_features.iter().any(|feature| feature == name)
         })
     }
@@ -631,8 +631,7 @@ pub fn check_reference(vector: &Vector) -> Status {
 /// The reference's profiles `vector` runs on: each release whose
 /// behaviours satisfy its features, or else the behaviours it names.
 pub fn reference_profiles(vector: &Vector) -> Vec<(&'static str, Features)> {
-    let releases: Vec<(&'static str, Features)> = features::RELEASES
-        .iter()
+    let releases: Vec<(&'static str, Features)> = features::distinct_releases()
         .filter(|release| Declared::release(release).satisfies(&vector.op, &vector.features))
         .map(|release| (release.name, release.features))
         .collect();

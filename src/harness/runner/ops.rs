@@ -8,9 +8,7 @@ use crate::features::{self, Features};
 
 /// The op names `differential` can generate.
 pub fn known_ops() -> impl Iterator<Item = &'static str> {
-    features::OP_FEATURES
-        .iter()
-        .flat_map(|(_, ops)| ops.iter().copied())
+    features::OPS.iter().copied()
 }
 
 /// The behaviours of the reference to compare `b` with (spec

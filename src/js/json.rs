@@ -640,6 +640,15 @@ pub fn to_pretty(value: &Json, expand_depth: usize) -> String {
     out
 }
 
+/// A JavaScript string shows as [`quote_visible`] writes it. (Here, not
+/// beside the type: `js` holds strings, and JSON is built on them, not the
+/// other way round.)
+impl fmt::Debug for JsString {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&quote_visible(self.units()))
+    }
+}
+
 /// A JSON string literal with invisible and ambiguous code points written
 /// as `\u` escapes: how reports and `Debug` show JavaScript strings.
 pub fn quote_visible(units: &[u16]) -> String {

@@ -11,8 +11,6 @@ pub mod json;
 #[cfg(feature = "serde")]
 mod serde;
 
-use std::fmt;
-
 /// An owned JavaScript string: UTF-16 code units, lone surrogates allowed.
 ///
 /// Strings of up to [`INLINE_UNITS`] code units (object keys, most ids and
@@ -228,12 +226,6 @@ impl From<&str> for JsString {
 impl From<String> for JsString {
     fn from(text: String) -> Self {
         Self::from(text.as_str())
-    }
-}
-
-impl fmt::Debug for JsString {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&json::quote_visible(self.units()))
     }
 }
 

@@ -187,6 +187,8 @@ impl<'a> Pipeline<'a> {
         }
     }
 
+    /// The implementation, described: its declaration selects the vectors
+    /// it runs (spec `protocol.features`, `runner.releases`).
     fn describe(&self) -> Result<Described, Exit> {
         let name = self.args.release.as_deref();
         let Some(command) = &self.args.implementation else {
@@ -282,6 +284,8 @@ impl<'a> Pipeline<'a> {
         Ok(External::new(&command, timeout).with_backtraces(self.args.backtrace))
     }
 
+    /// A vector's result as it comes: a failure's block, a pass with
+    /// `--verbose`.
     fn show(&self, result: &VectorResult) {
         match &result.status {
             Status::Failed(detail) if self.human => {
@@ -316,10 +320,8 @@ impl<'a> Pipeline<'a> {
         }
         if let Some(path) = &args.junit {
             let name = "dsh-session-reference conformance";
-            write(
-                path,
-                report::to_junit(report, name, &self.suite.version, &self.base),
-            )?;
+            let xml = report::to_junit(report, name, &self.suite.version, &self.base);
+            write(path, xml)?;
         }
         let passed = match &findings.compared {
             _ if args.write_baseline.is_some() => true,

@@ -2,18 +2,23 @@
 //! in each generation when none is given), told as lines for a person or
 //! one JSON object, with an optional JUnit file and baseline (spec
 //! `runner.reports`, `runner.baseline`, `runner.exit-status`).
+//!
+//! A run is a pipeline, each stage handing its result to the next: the
+//! suite loaded, the implementation described (its declaration selects the
+//! vectors it runs), run, its failures attributed to causes, and reported.
 
 use super::output::say;
 use super::vectors::load;
 use super::{Exit, Format};
-use crate::features;
+use crate::features::{self, Release};
 use crate::harness::runner::adapter::{
-    default_grace, BuiltIn, Description, External, Implementation,
+    default_grace, unknown_release, BuiltIn, Description, External, Implementation,
 };
-use crate::harness::runner::report::Subject;
-use crate::harness::runner::vectors::Vector;
-use crate::harness::runner::{self, baseline, report, Selection, Status, VectorResult};
-use std::path::PathBuf;
+use crate::harness::runner::report::{BaselineSummary, CauseCount, Subject};
+use crate::harness::runner::vectors::{Suite, Vector};
+use crate::harness::runner::{self, baseline, report, Report, Selection, Status, VectorResult};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The arguments of `conformance`; their doc comments are its `--help` text.
@@ -77,64 +82,291 @@ pub struct ConformanceArgs {
     cost: bool,
 }
 
-/// What `conformance` was asked to do.
-struct ConformanceRun {
-    implementation: Option<String>,
-    release: Option<String>,
-    selection: Selection,
-    format: Format,
-    junit: Option<PathBuf>,
-    timeout: Duration,
-    grace: Duration,
-    vectors: Option<PathBuf>,
-    baseline: Option<PathBuf>,
-    write_baseline: Option<PathBuf>,
-    verbose: bool,
-    backtrace: bool,
-    cost: bool,
-}
-
 /// How many failing rules the human report lists at its end.
 const FAILING_RULES_SHOWN: usize = 10;
 
 /// Runs the suite as `args` ask, prints the results, and tells whether
 /// anything failed (outside the baseline, when one is given).
 pub fn run(args: ConformanceArgs) -> Exit {
-    let ConformanceArgs {
-        implementation,
-        filter,
-        features,
-        release,
-        format,
-        junit,
-        timeout,
-        grace,
-        vectors,
-        baseline,
-        write_baseline,
-        verbose,
-        backtrace,
-        cost,
-    } = args;
-    let timeout = Duration::from_secs(timeout);
-    conformance(ConformanceRun {
-        implementation,
-        release,
-        selection: Selection {
-            filters: filter,
-            features,
-        },
-        format,
-        junit,
-        timeout,
-        grace: grace.map_or_else(|| default_grace(timeout), Duration::from_secs),
-        vectors,
-        baseline,
-        write_baseline,
-        verbose,
-        backtrace,
-        cost,
-    })
+    conformance(&args).unwrap_or_else(|exit| exit)
+}
+
+/// The pipeline; a stage that cannot be done has said why, and ends it.
+fn conformance(args: &ConformanceArgs) -> Result<Exit, Exit> {
+    let suite = load(args.vectors.as_deref())?;
+    let listed = read_baseline(args.baseline.as_deref())?;
+    let pipeline = Pipeline::new(args, &suite);
+    if pipeline.human {
+        say!("suite: {}", suite.version);
+    }
+    let described = pipeline.describe()?;
+    let (report, implementation) = pipeline.run(described)?;
+    let findings = Findings::attribute(report, implementation, &suite, listed.as_ref());
+    pipeline.tell(findings)
+}
+
+/// The vector ids `--baseline` lists, when one is given.
+fn read_baseline(path: Option<&Path>) -> Result<Option<BTreeSet<String>>, Exit> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    std::fs::read_to_string(path)
+        .map_err(|error| error.to_string())
+        .and_then(|text| baseline::parse(&text))
+        .map(Some)
+        .map_err(|problem| {
+            eprintln!("cannot read baseline {}: {problem}", path.display());
+            Exit::Unusable
+        })
+}
+
+/// The implementation to run, described (spec `protocol.features`).
+enum Described {
+    /// The reference in every release that differs in behaviour (a vector
+    /// no release runs runs with the behaviours it names), newest first,
+    /// or in the one `asked` for, with that release's ops.
+    Reference {
+        asked: Option<&'static Release>,
+        profiles: Vec<Description>,
+    },
+    /// The implementation the adapter `--impl` starts.
+    Adapter(Box<External>, Description),
+}
+
+/// A run's results, its failures attributed to causes (spec
+/// `runner.causes`) and compared with the baseline (spec `runner.baseline`).
+struct Findings {
+    report: Report,
+    implementation: Subject,
+    causes: Vec<CauseCount>,
+    compared: Option<BaselineSummary>,
+}
+
+impl Findings {
+    fn attribute(
+        report: Report,
+        implementation: Subject,
+        suite: &Suite,
+        listed: Option<&BTreeSet<String>>,
+    ) -> Findings {
+        Findings {
+            causes: report::causes(&report),
+            compared: listed.map(|listed| baseline::compare(&report, suite, listed)),
+            report,
+            implementation,
+        }
+    }
+}
+
+/// The stages of a run of `suite` as `args` ask, and what a person sees
+/// while it runs (the human format): each failure's block as it comes,
+/// each pass with `--verbose`, each cost vector's measurements.
+struct Pipeline<'a> {
+    args: &'a ConformanceArgs,
+    suite: &'a Suite,
+    human: bool,
+    selection: Selection,
+    /// Where paths are shown from: the working directory.
+    base: PathBuf,
+    /// The command that runs the implementation again.
+    rerun: String,
+}
+
+impl<'a> Pipeline<'a> {
+    fn new(args: &'a ConformanceArgs, suite: &'a Suite) -> Pipeline<'a> {
+        Pipeline {
+            args,
+            suite,
+            human: args.format == Format::Human,
+            selection: Selection {
+                filters: args.filter.clone(),
+                features: args.features.clone(),
+            },
+            base: std::env::current_dir().unwrap_or_default(),
+            rerun: rerun_command(args),
+        }
+    }
+
+    /// The implementation, described: its declaration selects the vectors
+    /// it runs (spec `protocol.features`, `runner.releases`).
+    fn describe(&self) -> Result<Described, Exit> {
+        let name = self.args.release.as_deref();
+        let Some(command) = &self.args.implementation else {
+            let asked = name.map(|name| features::release(name).ok_or(name));
+            let asked = asked.transpose().map_err(|name| {
+                eprintln!("{}", unknown_release(name));
+                Exit::Unusable
+            })?;
+            let releases: Vec<&Release> = match asked {
+                None => features::distinct_releases().rev().collect(),
+                Some(release) => vec![release],
+            };
+            let profiles = releases
+                .iter()
+                .map(|release| {
+                    let named = asked.map(|_| release.name);
+                    described(&mut BuiltIn(release.features), named, self.human)
+                })
+                .collect::<Result<_, _>>()?;
+            return Ok(Described::Reference { asked, profiles });
+        };
+        let timeout = Duration::from_secs(self.args.timeout);
+        let grace = self
+            .args
+            .grace
+            .map_or_else(|| default_grace(timeout), Duration::from_secs);
+        let mut adapter = External::new(command, timeout)
+            .with_grace(grace)
+            .with_backtraces(self.args.backtrace);
+        let description = described(&mut adapter, name, self.human)?;
+        Ok(Described::Adapter(Box::new(adapter), description))
+    }
+
+    /// Runs the suite on the described implementation, then its cost
+    /// vectors.
+    fn run(&self, described: Described) -> Result<(Report, Subject), Exit> {
+        let (suite, selection) = (self.suite, &self.selection);
+        let show = |_: &Vector, result: &VectorResult| self.show(result);
+        let (mut report, implementation, measured) = match described {
+            Described::Reference { asked, profiles } => {
+                let report = match (asked, profiles.first()) {
+                    (Some(release), Some(profile)) => {
+                        let mut reference = BuiltIn(release.features);
+                        runner::run(suite, &mut reference, profile, selection, show)
+                    }
+                    _ => runner::run_reference(suite, selection, show),
+                };
+                // Cost is measured through the reference's own adapter
+                // process, as a user's host gets it, in the newest release.
+                let newest = profiles.first().cloned();
+                (report, Subject::Profiles { profiles }, newest)
+            }
+            Described::Adapter(mut adapter, description) => {
+                let report = runner::run(suite, adapter.as_mut(), &description, selection, show);
+                (report, Subject::One(description.clone()), Some(description))
+            }
+        };
+        report.results.extend(self.run_cost(measured.as_ref())?);
+        Ok((report, implementation))
+    }
+
+    /// The cost vectors' results (spec `runner.cost`): measured with
+    /// `--cost` on the implementation `description` describes, else
+    /// skipped and counted apart.
+    fn run_cost(&self, description: Option<&Description>) -> Result<Vec<VectorResult>, Exit> {
+        let Some(description) = description else {
+            return Ok(Vec::new());
+        };
+        let mut adapter = self.args.cost.then(|| self.cost_adapter()).transpose()?;
+        let measured = adapter
+            .as_mut()
+            .map(|adapter| adapter as &mut dyn Implementation);
+        let show = |result: &VectorResult| self.show_cost(result);
+        let results = runner::run_cost(self.suite, measured, description, &self.selection, show);
+        Ok(results)
+    }
+
+    /// The adapter cost is measured through: the implementation's, or the
+    /// reference's own, as a user's host gets it.
+    fn cost_adapter(&self) -> Result<External, Exit> {
+        let command = match &self.args.implementation {
+            Some(command) => command.clone(),
+            None => {
+                let exe = std::env::current_exe().map_err(|error| {
+                    eprintln!("cannot find this binary to run its adapter: {error}");
+                    Exit::Unusable
+                })?;
+                format!("{} adapter", shell_quote(&exe.display().to_string()))
+            }
+        };
+        // A quadratic answer may take seconds at the last size.
+        let timeout = Duration::from_secs(self.args.timeout.max(30));
+        Ok(External::new(&command, timeout).with_backtraces(self.args.backtrace))
+    }
+
+    /// A vector's result as it comes: a failure's block, a pass with
+    /// `--verbose`.
+    fn show(&self, result: &VectorResult) {
+        match &result.status {
+            Status::Failed(detail) if self.human => {
+                let block = report::failure_block(result, detail, &self.base, &self.rerun);
+                say!("{block}");
+            }
+            Status::Passed if self.human && self.args.verbose => say!("ok   {}", result.id),
+            _ => {}
+        }
+    }
+
+    /// A cost vector's sizes, times and exponent, passed or not.
+    fn show_cost(&self, result: &VectorResult) {
+        let passed = matches!(result.status, Status::Passed);
+        if let (true, Some(growth)) = (self.human, &result.cost) {
+            let verdict = if passed { "ok  " } else { "FAIL" };
+            say!("cost {verdict} {}: {}", result.id, growth.describe());
+        }
+        if !passed {
+            self.show(result);
+        }
+    }
+
+    /// Writes the files asked for, then the report (lines for a person,
+    /// or one JSON object), and tells how the run ends: with a baseline,
+    /// failed when a failure is not in it; writing one records the
+    /// failures, it is not a verdict on them (spec `runner.baseline`).
+    fn tell(&self, findings: Findings) -> Result<Exit, Exit> {
+        let (args, report) = (self.args, &findings.report);
+        if let Some(path) = &args.write_baseline {
+            write(path, baseline::write(report))?;
+        }
+        if let Some(path) = &args.junit {
+            let name = "dsh-session-reference conformance";
+            let xml = report::to_junit(report, name, &self.suite.version, &self.base);
+            write(path, xml)?;
+        }
+        let passed = match &findings.compared {
+            _ if args.write_baseline.is_some() => true,
+            Some(compared) => compared.new.is_empty(),
+            None => report.failed() == 0,
+        };
+        if self.human {
+            print_lines(&findings);
+        } else {
+            self.print_json(findings)?;
+        }
+        Ok(if passed { Exit::Success } else { Exit::Failed })
+    }
+
+    /// The report as one JSON object.
+    fn print_json(&self, findings: Findings) -> Result<(), Exit> {
+        let suite = self.suite;
+        let inputs = |id: &str| {
+            suite
+                .find(id)
+                .map(|(_, vector)| vector.input.clone())
+                .or_else(|| {
+                    // A cost vector's input at its first size.
+                    suite
+                        .cost_vectors()
+                        .find(|(_, cost)| cost.id == id)
+                        .map(|(_, cost)| cost.input(cost.start))
+                })
+        };
+        let json_report = report::to_json(
+            &findings.report,
+            findings.causes,
+            suite.version.clone(),
+            findings.implementation,
+            findings.compared,
+            &inputs,
+            &self.base,
+        );
+        let text = serde_json::to_string(&json_report).map_err(|error| {
+            eprintln!("cannot write the JSON report: {error}");
+            Exit::Unusable
+        })?;
+        say!("{text}");
+        Ok(())
+    }
 }
 
 /// `implementation`'s `describe`, named on the human report; a failure
@@ -144,34 +376,75 @@ fn described(
     release: Option<&str>,
     human: bool,
 ) -> Result<Description, Exit> {
-    let described = implementation
+    let description = implementation
         .describe()
         .and_then(|description| match release {
             Some(release) => description.as_release(release),
             None => Ok(description),
-        });
-    match described {
-        Ok(description) => {
-            if human {
-                say!("implementation: {description}");
-            }
-            Ok(description)
-        }
-        Err(problem) => {
+        })
+        .map_err(|problem| {
             eprintln!("describe failed: {problem}");
-            Err(Exit::Unusable)
-        }
+            Exit::Unusable
+        })?;
+    if human {
+        say!("implementation: {description}");
     }
+    Ok(description)
 }
 
-/// The command line that runs `run`'s implementation again, for the
+fn write(path: &Path, text: String) -> Result<(), Exit> {
+    std::fs::write(path, text).map_err(|error| {
+        eprintln!("cannot write {}: {error}", path.display());
+        Exit::Unusable
+    })
+}
+
+/// The human report's closing lines: skips, the op to implement first,
+/// failing rules, causes, the baseline, slow vectors, hangs, the summary.
+fn print_lines(findings: &Findings) {
+    let report = &findings.report;
+    let closing = [
+        report::skip_breakdown(report),
+        report::first_op_line(report),
+        report::failing_rules_line(report, FAILING_RULES_SHOWN),
+        report::causes_block(&findings.causes),
+    ];
+    for line in closing.into_iter().flatten() {
+        say!("{line}");
+    }
+    if let Some(compared) = &findings.compared {
+        say!(
+            "baseline: {} known failures, {} new",
+            compared.known.len(),
+            compared.new.len()
+        );
+        for id in &compared.new {
+            say!("new failure (not in the baseline): {id}");
+        }
+        for id in &compared.fixed {
+            say!("fixed: remove from the baseline: {id}");
+        }
+        for id in &compared.unknown {
+            say!("unknown id in the baseline (not in this suite): {id}");
+        }
+    }
+    for (id, late) in &report.slow {
+        say!("slow: {id} {late}");
+    }
+    if let Some(hangs) = report.hangs_line() {
+        say!("{hangs}");
+    }
+    say!("{}", report.summary());
+}
+
+/// The command line that runs `args`' implementation again, for the
 /// "alone:" hint of each failure.
-fn rerun_command(run: &ConformanceRun) -> String {
+fn rerun_command(args: &ConformanceArgs) -> String {
     let mut command = "dsh-session-reference conformance".to_owned();
-    if let Some(implementation) = &run.implementation {
+    if let Some(implementation) = &args.implementation {
         command.push_str(&format!(" --impl {}", shell_quote(implementation)));
     }
-    if let Some(dir) = &run.vectors {
+    if let Some(dir) = &args.vectors {
         command.push_str(&format!(
             " --vectors {}",
             shell_quote(&dir.display().to_string())
@@ -188,232 +461,5 @@ fn shell_quote(text: &str) -> String {
         text.to_owned()
     } else {
         format!("'{}'", text.replace('\'', "'\\''"))
-    }
-}
-
-fn conformance(run: ConformanceRun) -> Exit {
-    let suite = match load(run.vectors.as_deref()) {
-        Ok(suite) => suite,
-        Err(code) => return code,
-    };
-    let listed = match &run.baseline {
-        None => None,
-        Some(path) => match std::fs::read_to_string(path)
-            .map_err(|error| error.to_string())
-            .and_then(|text| baseline::parse(&text))
-        {
-            Ok(listed) => Some(listed),
-            Err(problem) => {
-                eprintln!("cannot read baseline {}: {problem}", path.display());
-                return Exit::Unusable;
-            }
-        },
-    };
-    let base = std::env::current_dir().unwrap_or_default();
-    let human = run.format == Format::Human;
-    if human {
-        say!("suite: {}", suite.version);
-    }
-    let rerun = rerun_command(&run);
-    let show_result = |result: &VectorResult| match &result.status {
-        Status::Failed(detail) if human => {
-            say!("{}", report::failure_block(result, detail, &base, &rerun));
-        }
-        Status::Passed if human && run.verbose => say!("ok   {}", result.id),
-        _ => {}
-    };
-    let show = |_: &Vector, result: &VectorResult| show_result(result);
-    // A cost vector's sizes, times and exponent, passed or not.
-    let show_cost = |result: &VectorResult| {
-        if let (true, Some(growth)) = (human, &result.cost) {
-            let verdict = if matches!(result.status, Status::Passed) {
-                "ok  "
-            } else {
-                "FAIL"
-            };
-            say!("cost {verdict} {}: {}", result.id, growth.describe());
-        }
-        if !matches!(result.status, Status::Passed) {
-            show_result(result);
-        }
-    };
-    let (mut report, implementation, cost_description) = match &run.implementation {
-        None => {
-            let mut profiles = Vec::new();
-            // The reference in every release that differs in behaviour (a
-            // vector no release runs runs with the behaviours it names), or
-            // in the one asked for, with that release's ops.
-            let releases: Vec<&features::Release> = match run.release.as_deref() {
-                None => features::distinct_releases().rev().collect(),
-                Some(name) => match features::release(name) {
-                    Some(release) => vec![release],
-                    None => {
-                        eprintln!("{}", crate::harness::runner::adapter::unknown_release(name));
-                        return Exit::Unusable;
-                    }
-                },
-            };
-            for release in &releases {
-                let asked = run.release.as_ref().map(|_| release.name);
-                match described(&mut BuiltIn(release.features), asked, human) {
-                    Ok(description) => profiles.push(description),
-                    Err(exit) => return exit,
-                }
-            }
-            let report = match (run.release.as_deref(), releases.first()) {
-                (Some(_), Some(release)) => runner::run(
-                    &suite,
-                    &mut BuiltIn(release.features),
-                    &profiles[0],
-                    &run.selection,
-                    show,
-                ),
-                _ => runner::run_reference(&suite, &run.selection, show),
-            };
-            // Cost is measured through the reference's own adapter process,
-            // as a user's host gets it, in the newest release.
-            let newest = profiles.first().cloned();
-            (report, Subject::Profiles { profiles }, newest)
-        }
-        Some(command) => {
-            let mut subject = External::new(command, run.timeout)
-                .with_grace(run.grace)
-                .with_backtraces(run.backtrace);
-            let description = match described(&mut subject, run.release.as_deref(), human) {
-                Ok(description) => description,
-                Err(exit) => return exit,
-            };
-            let report = runner::run(&suite, &mut subject, &description, &run.selection, show);
-            (report, Subject::One(description.clone()), Some(description))
-        }
-    };
-    // Cost vectors (spec `runner.cost`): measured with --cost, else
-    // skipped and counted apart.
-    let cost_results = match (&cost_description, run.cost) {
-        (Some(description), true) => {
-            let command = match &run.implementation {
-                Some(command) => command.clone(),
-                None => match std::env::current_exe() {
-                    Ok(exe) => format!("{} adapter", shell_quote(&exe.display().to_string())),
-                    Err(error) => {
-                        eprintln!("cannot find this binary to run its adapter: {error}");
-                        return Exit::Unusable;
-                    }
-                },
-            };
-            // A quadratic answer may take seconds at the last size.
-            let timeout = run.timeout.max(Duration::from_secs(30));
-            let mut subject = External::new(&command, timeout).with_backtraces(run.backtrace);
-            runner::run_cost(
-                &suite,
-                Some(&mut subject),
-                description,
-                &run.selection,
-                |result| show_cost(result),
-            )
-        }
-        (Some(description), false) => {
-            runner::run_cost(&suite, None, description, &run.selection, |_| {})
-        }
-        (None, _) => Vec::new(),
-    };
-    report.results.extend(cost_results);
-    if let Some(path) = &run.write_baseline {
-        if let Err(error) = std::fs::write(path, baseline::write(&report)) {
-            eprintln!("cannot write {}: {error}", path.display());
-            return Exit::Unusable;
-        }
-    }
-    if let Some(path) = &run.junit {
-        let xml = report::to_junit(
-            &report,
-            "dsh-session-reference conformance",
-            &suite.version,
-            &base,
-        );
-        if let Err(error) = std::fs::write(path, xml) {
-            eprintln!("cannot write {}: {error}", path.display());
-            return Exit::Unusable;
-        }
-    }
-    let compared = listed
-        .as_ref()
-        .map(|listed| baseline::compare(&report, &suite, listed));
-    if human {
-        if let Some(skips) = report::skip_breakdown(&report) {
-            say!("{skips}");
-        }
-        if let Some(first) = report::first_op_line(&report) {
-            say!("{first}");
-        }
-        if let Some(rules) = report::failing_rules_line(&report, FAILING_RULES_SHOWN) {
-            say!("{rules}");
-        }
-        if let Some(causes) = report::causes_block(&report) {
-            say!("{causes}");
-        }
-        if let Some(compared) = &compared {
-            say!(
-                "baseline: {} known failures, {} new",
-                compared.known.len(),
-                compared.new.len()
-            );
-            for id in &compared.new {
-                say!("new failure (not in the baseline): {id}");
-            }
-            for id in &compared.fixed {
-                say!("fixed: remove from the baseline: {id}");
-            }
-            for id in &compared.unknown {
-                say!("unknown id in the baseline (not in this suite): {id}");
-            }
-        }
-        for (id, late) in &report.slow {
-            say!("slow: {id} {late}");
-        }
-        if let Some(hangs) = report.hangs_line() {
-            say!("{hangs}");
-        }
-        say!("{}", report.summary());
-    } else {
-        let inputs = |id: &str| {
-            suite
-                .find(id)
-                .map(|(_, vector)| vector.input.clone())
-                .or_else(|| {
-                    // A cost vector's input at its first size.
-                    suite
-                        .cost_vectors()
-                        .find(|(_, cost)| cost.id == id)
-                        .map(|(_, cost)| cost.input(cost.start))
-                })
-        };
-        let json_report = report::to_json(
-            &report,
-            suite.version.clone(),
-            implementation,
-            compared.clone(),
-            &inputs,
-            &base,
-        );
-        match serde_json::to_string(&json_report) {
-            Ok(text) => say!("{text}"),
-            Err(error) => {
-                eprintln!("cannot write the JSON report: {error}");
-                return Exit::Unusable;
-            }
-        }
-    }
-    // Writing a baseline records the failures; it is not a verdict on them
-    // (spec `runner.baseline`).
-    let passed = match &compared {
-        _ if run.write_baseline.is_some() => true,
-        Some(compared) => compared.new.is_empty(),
-        None => report.failed() == 0,
-    };
-    if passed {
-        Exit::Success
-    } else {
-        Exit::Failed
     }
 }

@@ -11,6 +11,7 @@ pub mod diff;
 pub mod differential;
 pub mod ops;
 pub mod probes;
+pub mod readings;
 pub mod report;
 pub mod substitution;
 pub mod vectors;

@@ -70,12 +70,7 @@ impl<'r> CaseLoop<'r> {
             if !self.case(case) {
                 continue;
             }
-            on_progress(&Progress {
-                done: case + 1,
-                total: self.draws.total(),
-                classes: self.summary.classes.len(),
-                elapsed: self.started.elapsed(),
-            });
+            on_progress(&self.progress(case));
             if let Some(stopped) = self.stops_after() {
                 self.summary.stopped = Some(stopped);
                 break;
@@ -83,6 +78,16 @@ impl<'r> CaseLoop<'r> {
         }
         merge_other_readings(&mut self.summary.classes);
         self.summary
+    }
+
+    /// Where the run is after case number `case`.
+    fn progress(&self, case: u64) -> Progress {
+        Progress {
+            done: case + 1,
+            total: self.draws.total(),
+            classes: self.summary.classes.len(),
+            elapsed: self.started.elapsed(),
+        }
     }
 
     /// Why the run stops before the next case, if it does.

@@ -42,14 +42,9 @@ impl<'r> Draws<'r> {
         if drawn.is_empty() {
             return None;
         }
-        let ordered = if options.order_scope {
-            ordered(&drawn, plan)
-        } else {
-            Vec::new()
-        };
         Some(Draws {
+            ordered: ordered(&drawn, plan, options),
             drawn,
-            ordered,
             cases: options.cases,
             seed: options.seed,
         })
@@ -122,13 +117,14 @@ impl<'r> Drawn<'r> {
 }
 
 /// spec runner.differential.reach: the small scope of the order of
-/// checks, every case once, numbered after the drawn cases. Only where
-/// the op's behaviours are the same on both sides, and only the cases both
-/// can take (a stage needs `staged-cancel`).
-fn ordered(drawn: &[Drawn<'_>], plan: &Plan) -> Vec<(usize, Json)> {
+/// checks (unless `options` leave it out), every case once, numbered after
+/// the drawn cases. Only where the op's behaviours are the same on both
+/// sides, and only the cases both can take (a stage needs `staged-cancel`).
+fn ordered(drawn: &[Drawn<'_>], plan: &Plan, options: &Options) -> Vec<(usize, Json)> {
     let Some(at) = drawn
         .iter()
         .position(|drawn| drawn.planned.op == "pre-step" && !drawn.planned.scope.is_mixed())
+        .filter(|_| options.order_scope)
     else {
         return Vec::new();
     };

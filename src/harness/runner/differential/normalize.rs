@@ -119,13 +119,15 @@ fn without_v2_prompt_additions(value: Json) -> Json {
         .and_then(|source| source.get("kind"))
         .and_then(Json::as_string)
         .is_some_and(|kind| kind == "session-reference");
-    let value = map_member(value, "additionalContext", |context| {
-        let context = map_member(context, "source", strip_source);
-        map_member(context, "content", |content| map_items(content, strip_text))
-    });
+    // A record with a source and a content: the reference message, or
+    // the additional context of a `prepare` result.
+    let strip_record = |record: Json| {
+        let record = map_member(record, "source", strip_source);
+        map_member(record, "content", |content| map_items(content, strip_text))
+    };
+    let value = map_member(value, "additionalContext", strip_record);
     if is_reference_message {
-        let value = map_member(value, "source", strip_source);
-        map_member(value, "content", |content| map_items(content, strip_text))
+        strip_record(value)
     } else {
         value
     }

@@ -7,17 +7,17 @@
 use super::output::say;
 use super::{Exit, Format};
 use crate::harness::runner::adapter::{
-    default_grace, BuiltIn, External, Implementation, MAX_HANGS_PER_OP,
+    default_grace, BuiltIn, Description, External, Implementation, MAX_HANGS_PER_OP,
 };
-use crate::harness::runner::differential::{self, corpus};
+use crate::harness::runner::differential::{self, corpus, Progress, Summary};
 use crate::harness::runner::vectors::Suite;
 use crate::js::json;
 use crate::Json;
+use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The arguments of `differential`; their doc comments are its `--help` text.
 #[derive(clap::Args)]
@@ -100,207 +100,240 @@ pub enum Corpus {
     None,
 }
 
-/// What `differential` was asked to do.
-struct DifferentialRun {
-    a: Option<String>,
-    b: String,
-    release: Option<String>,
-    a_release: Option<String>,
-    ops: Option<Vec<String>>,
-    corpus: Corpus,
-    type_confusion: bool,
-    order_scope: bool,
-    timeout: Duration,
-    grace: Duration,
-    cases: u64,
-    seed: u64,
-    time_limit: Option<Duration>,
-    format: Format,
-    max_classes: Option<usize>,
-    progress: bool,
-    backtrace: bool,
-}
-
 /// Compares the two implementations as `args` ask, prints the report, and
 /// tells whether they agreed on every case.
 pub fn run(args: DifferentialArgs) -> Exit {
-    let DifferentialArgs {
-        a,
-        b,
-        release,
-        a_release,
-        cases,
-        seed,
-        ops,
-        corpus,
-        no_type_confusion,
-        no_order_scope,
-        timeout,
-        grace,
-        time_limit,
-        format,
-        max_classes,
-        progress,
-        backtrace,
-    } = args;
-    let timeout = Duration::from_secs(timeout);
-    differential(DifferentialRun {
-        a,
-        b,
-        release,
-        a_release,
-        ops,
-        corpus,
-        type_confusion: !no_type_confusion,
-        order_scope: !no_order_scope,
-        timeout,
-        grace: grace.map_or_else(|| default_grace(timeout), Duration::from_secs),
-        cases,
-        seed,
-        time_limit: time_limit.map(Duration::from_secs),
-        format,
-        max_classes,
-        progress: progress || io::stderr().is_terminal(),
-        backtrace,
+    differential(&args).unwrap_or_else(|exit| exit)
+}
+
+impl DifferentialArgs {
+    /// How long to wait for each answer.
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(self.timeout)
+    }
+
+    /// How long to wait after the timeout before taking a side to hang.
+    fn grace(&self) -> Duration {
+        self.grace
+            .map_or_else(|| default_grace(self.timeout()), Duration::from_secs)
+    }
+}
+
+/// Plans, runs and reports the comparison `args` ask for: its exit, or
+/// the exit of a comparison that could not be done.
+fn differential(args: &DifferentialArgs) -> Result<Exit, Exit> {
+    known_ops_only(args.ops.as_deref())?;
+    let progress = args.progress || io::stderr().is_terminal();
+    let mut sides = Sides::described(args)?;
+    let (a, b) = (&sides.description_a, &sides.description_b);
+    let plan = differential::plan(a, b, args.ops.as_deref());
+    let human = args.format == Format::Human;
+    if human {
+        say_plan(args, &sides, &plan);
+    }
+    let interrupted = interrupt_flag();
+    let seeds = seeds(args.corpus, &plan, &sides)?;
+    if human {
+        say_corpus(&seeds);
+    }
+    let options = differential::Options {
+        cases: args.cases,
+        seed: args.seed,
+        time_limit: args.time_limit.map(Duration::from_secs),
+        interrupted: Some(&interrupted),
+        first_class_only: false,
+        shrink: true,
+        seeds,
+        type_confusion: !args.no_type_confusion,
+        order_scope: !args.no_order_scope,
+    };
+    let started = Instant::now();
+    let (a, b) = (sides.a.as_mut(), &mut sides.b);
+    let summary = differential::run(&plan, a, b, &options, progress_line(progress));
+    if progress {
+        eprintln!();
+    }
+    if human {
+        say_classes(&summary, args.max_classes);
+        say_counts(&summary);
+    } else {
+        say_json(&summary, &plan, args.seed, started.elapsed())?;
+    }
+    Ok(exit(&summary))
+}
+
+/// `Ok` when every op of `ops` is known; else says which is not.
+fn known_ops_only(ops: Option<&[String]>) -> Result<(), Exit> {
+    let Some(unknown) = ops
+        .into_iter()
+        .flatten()
+        .find(|op| !differential::known_ops().any(|known| known == op.as_str()))
+    else {
+        return Ok(());
+    };
+    let known: Vec<&str> = differential::known_ops().collect();
+    eprintln!("unknown op {unknown:?} (known: {})", known.join(", "));
+    Err(Exit::Unusable)
+}
+
+/// The two implementations compared, described.
+struct Sides {
+    a: Box<dyn Implementation>,
+    b: External,
+    description_a: Description,
+    description_b: Description,
+    /// Whether A is the reference with B's behaviours (no `--a`).
+    reference_a: bool,
+}
+
+impl Sides {
+    /// B, then A, started and described as `args` ask.
+    fn described(args: &DifferentialArgs) -> Result<Sides, Exit> {
+        let external = |command: &str| {
+            External::new(command, args.timeout())
+                .with_grace(args.grace())
+                .with_backtraces(args.backtrace)
+                .quiet()
+        };
+        let mut b = external(&args.b);
+        let description_b = as_release(describe("B", &mut b)?, &args.release)?;
+        // Without --a, the reference with exactly B's behaviours.
+        let (mut a, reference_a): (Box<dyn Implementation>, bool) = match &args.a {
+            Some(command) => (Box::new(external(command)), false),
+            None => (
+                Box::new(BuiltIn(differential::reference_features(&description_b))),
+                true,
+            ),
+        };
+        let description_a = as_release(describe("A", a.as_mut())?, &args.a_release)?;
+        Ok(Sides {
+            a,
+            b,
+            description_a,
+            description_b,
+            reference_a,
+        })
+    }
+}
+
+/// What `implementation` (A or B, its `name`) says it is; when it cannot
+/// say, why, and what it wrote on stderr.
+fn describe(name: &str, implementation: &mut dyn Implementation) -> Result<Description, Exit> {
+    implementation.describe().map_err(|problem| {
+        let stderr = implementation.take_stderr();
+        eprintln!("{name}: describe failed: {problem}");
+        if !stderr.trim().is_empty() {
+            eprintln!("{name} wrote on stderr:\n{}", stderr.trim_end());
+        }
+        Exit::Unusable
     })
 }
 
-fn differential(run: DifferentialRun) -> Exit {
-    if let Some(unknown) = run
-        .ops
-        .iter()
-        .flatten()
-        .find(|op| !differential::known_ops().any(|known| known == op.as_str()))
-    {
-        let known: Vec<&str> = differential::known_ops().collect();
-        eprintln!("unknown op {unknown:?} (known: {})", known.join(", "));
-        return Exit::Unusable;
-    }
-    let external = |command: &str| {
-        External::new(command, run.timeout)
-            .with_grace(run.grace)
-            .with_backtraces(run.backtrace)
-            .quiet()
-    };
-    let mut second = external(&run.b);
-    let describe = |name: &str, implementation: &mut dyn Implementation| {
-        implementation.describe().map_err(|problem| {
-            let stderr = implementation.take_stderr();
-            eprintln!("{name}: describe failed: {problem}");
-            if !stderr.trim().is_empty() {
-                eprintln!("{name} wrote on stderr:\n{}", stderr.trim_end());
-            }
-            Exit::Unusable
-        })
-    };
-    let as_release = |description: crate::harness::runner::adapter::Description,
-                      release: &Option<String>| match release {
+/// `description` run as `release`, when one is given (spec
+/// `runner.releases`).
+fn as_release(description: Description, release: &Option<String>) -> Result<Description, Exit> {
+    match release {
         Some(release) => description.as_release(release).map_err(|problem| {
             eprintln!("{problem}");
             Exit::Unusable
         }),
         None => Ok(description),
-    };
-    let description_b = match describe("B", &mut second).and_then(|d| as_release(d, &run.release)) {
-        Ok(description) => description,
-        Err(code) => return code,
-    };
-    // Without --a, the reference with exactly B's behaviours.
-    let (mut first, chosen): (Box<dyn Implementation>, bool) = match &run.a {
-        Some(command) => (Box::new(external(command)), false),
-        None => (
-            Box::new(BuiltIn(differential::reference_features(&description_b))),
-            true,
-        ),
-    };
-    let description_a =
-        match describe("A", first.as_mut()).and_then(|d| as_release(d, &run.a_release)) {
-            Ok(description) => description,
-            Err(code) => return code,
-        };
-    let human = run.format == Format::Human;
-    let plan = differential::plan(&description_a, &description_b, run.ops.as_deref());
-    if human {
-        say!("A: {description_a}");
-        if chosen {
-            say!("A is the reference with B's behaviours (--a chooses another)");
-        }
-        say!("B: {description_b}");
-        let compared: Vec<&str> = plan.ops.iter().map(|planned| planned.op).collect();
-        say!("compared: {}", compared.join(", "));
-        for (op, what) in &plan.mixed {
-            say!("behaviours differ for {op}: {what}");
-        }
-        for (op, why) in &plan.left_out {
-            say!("not compared: {op} ({why})");
-        }
-        if !plan.lone_surrogates {
-            say!("lone surrogates: not generated, answers holding one not compared (the capability lone-surrogates is not declared by both)");
-        }
-        for line in plan.narrowed() {
-            say!("{line}");
-        }
-        // spec runner.slow: what a hang can cost, said before it does.
-        let hang = run.timeout + run.grace;
-        let shrink = run.timeout * differential::HANG_SHRINK_PROBES as u32;
-        let bound = hang * (MAX_HANGS_PER_OP * plan.ops.len() as u64) as u32 + shrink;
-        say!(
-            "waiting: {} s for an answer, then {} s more (an answer then is compared and reported slow; none is a hang); an op hangs at most {} times, a hang shrinks in at most {} probes of {} s: at most {} s waited on hangs in all",
-            run.timeout.as_secs(),
-            run.grace.as_secs(),
-            MAX_HANGS_PER_OP,
-            differential::HANG_SHRINK_PROBES,
-            run.timeout.as_secs(),
-            bound.as_secs()
-        );
     }
-    // SIGINT stops the run; the report so far is still printed. (The
-    // implementations run in their own process groups, so the terminal's
-    // interrupt does not reach them.)
+}
+
+/// The sides and what the run compares of them, and what it leaves out.
+fn say_plan(args: &DifferentialArgs, sides: &Sides, plan: &differential::Plan) {
+    say!("A: {}", sides.description_a);
+    if sides.reference_a {
+        say!("A is the reference with B's behaviours (--a chooses another)");
+    }
+    say!("B: {}", sides.description_b);
+    let compared: Vec<&str> = plan.ops.iter().map(|planned| planned.op).collect();
+    say!("compared: {}", compared.join(", "));
+    for (op, what) in &plan.mixed {
+        say!("behaviours differ for {op}: {what}");
+    }
+    for (op, why) in &plan.left_out {
+        say!("not compared: {op} ({why})");
+    }
+    if !plan.lone_surrogates {
+        say!("lone surrogates: not generated, answers holding one not compared (the capability lone-surrogates is not declared by both)");
+    }
+    for line in plan.narrowed() {
+        say!("{line}");
+    }
+    say_waiting(args, plan);
+}
+
+/// spec runner.slow: what a hang can cost, said before it does.
+fn say_waiting(args: &DifferentialArgs, plan: &differential::Plan) {
+    let (timeout, grace) = (args.timeout(), args.grace());
+    let hang = timeout + grace;
+    let shrink = timeout * differential::HANG_SHRINK_PROBES as u32;
+    let bound = hang * (MAX_HANGS_PER_OP * plan.ops.len() as u64) as u32 + shrink;
+    say!(
+        "waiting: {} s for an answer, then {} s more (an answer then is compared and reported slow; none is a hang); an op hangs at most {} times, a hang shrinks in at most {} probes of {} s: at most {} s waited on hangs in all",
+        timeout.as_secs(),
+        grace.as_secs(),
+        MAX_HANGS_PER_OP,
+        differential::HANG_SHRINK_PROBES,
+        timeout.as_secs(),
+        bound.as_secs()
+    );
+}
+
+/// The flag SIGINT sets to stop the run; the report so far is still
+/// printed. (The implementations run in their own process groups, so the
+/// terminal's interrupt does not reach them.)
+fn interrupt_flag() -> Arc<AtomicBool> {
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&interrupted);
     if let Err(error) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
         eprintln!("differential: no interrupt handler ({error}); an interrupt ends the run without a report");
     }
-    let seeds = match run.corpus {
-        Corpus::None => Default::default(),
-        Corpus::Vectors => match Suite::embedded() {
-            Ok(suite) => corpus::seeds(&plan, &description_a, &description_b, &suite),
-            Err(error) => {
-                eprintln!("cannot load the embedded vectors for the corpus: {error}");
-                return Exit::Unusable;
-            }
-        },
-    };
-    if human {
-        if seeds.is_empty() {
-            say!("corpus: none (every case drawn by its op's strategy)");
-        } else {
-            let counts: Vec<String> = seeds
-                .iter()
-                .map(|(op, inputs)| format!("{op} {}", inputs.len()))
-                .collect();
-            say!(
-                "corpus: one case in four grows from a vector's input, mutated ({})",
-                counts.join(", ")
-            );
-        }
+    interrupted
+}
+
+/// The inputs each planned op's cases grow from, per `corpus` (spec
+/// `runner.differential.corpus`).
+fn seeds(
+    corpus: Corpus,
+    plan: &differential::Plan,
+    sides: &Sides,
+) -> Result<BTreeMap<&'static str, Vec<Json>>, Exit> {
+    if corpus == Corpus::None {
+        return Ok(BTreeMap::new());
     }
-    let options = differential::Options {
-        cases: run.cases,
-        seed: run.seed,
-        time_limit: run.time_limit,
-        interrupted: Some(&interrupted),
-        first_class_only: false,
-        shrink: true,
-        seeds,
-        type_confusion: run.type_confusion,
-        order_scope: run.order_scope,
-    };
-    let started = Instant::now();
+    let suite = Suite::embedded().map_err(|error| {
+        eprintln!("cannot load the embedded vectors for the corpus: {error}");
+        Exit::Unusable
+    })?;
+    let (a, b) = (&sides.description_a, &sides.description_b);
+    Ok(corpus::seeds(plan, a, b, &suite))
+}
+
+/// Where the cases grow from.
+fn say_corpus(seeds: &BTreeMap<&'static str, Vec<Json>>) {
+    if seeds.is_empty() {
+        say!("corpus: none (every case drawn by its op's strategy)");
+        return;
+    }
+    let counts: Vec<String> = seeds
+        .iter()
+        .map(|(op, inputs)| format!("{op} {}", inputs.len()))
+        .collect();
+    say!(
+        "corpus: one case in four grows from a vector's input, mutated ({})",
+        counts.join(", ")
+    );
+}
+
+/// A progress line on stderr after a case, at most every quarter second
+/// and after the last, when `shown`.
+fn progress_line(shown: bool) -> impl FnMut(&Progress) {
     let mut last_shown = Instant::now();
-    let summary = differential::run(&plan, first.as_mut(), &mut second, &options, |progress| {
-        if run.progress
+    move |progress| {
+        if shown
             && (last_shown.elapsed() >= Duration::from_millis(250)
                 || progress.done == progress.total)
         {
@@ -311,89 +344,104 @@ fn differential(run: DifferentialRun) -> Exit {
                 progress.done, progress.total, progress.classes
             );
         }
-    });
-    if run.progress {
-        eprintln!();
     }
-    if !human {
-        let report = summary.to_report(&plan, run.seed, started.elapsed());
-        match serde_json::to_string(&report) {
-            Ok(text) => say!("{text}"),
-            Err(error) => {
-                eprintln!("cannot write the JSON report: {error}");
-                return Exit::Unusable;
-            }
-        }
-    } else {
-        let classes = summary.classes_by_size();
-        let shown = run.max_classes.unwrap_or(usize::MAX);
-        for (number, class) in classes.iter().take(shown).enumerate() {
-            let cases: Vec<String> = class.cases.iter().map(u64::to_string).collect();
-            let more = if class.count as usize > class.cases.len() {
-                ", …"
-            } else {
-                ""
-            };
-            say!(
-                "CLASS {} of {}: {} cases (first: {}{more})\n  {}\n  ops: {}; first difference of the example at {}\n  example, shrunk in {} steps: {}\n  {}",
-                number + 1,
-                classes.len(),
-                class.count,
-                cases.join(", "),
-                class.signature,
-                class.ops.join(", "),
-                class.signature.path,
-                class.shrink_steps,
-                json::to_ascii(&Json::object([
-                    ("op", Json::str(&class.signature.op)),
-                    ("input", class.input.clone())
-                ])),
-                class.example.explanation
-            );
-        }
-        if classes.len() > shown {
-            let rest: Vec<String> = classes[shown..]
-                .iter()
-                .map(|class| format!("{} ({})", class.signature, class.count))
-                .collect();
-            say!("{} more classes: {}", rest.len(), rest.join("; "));
-        }
-        let per_op: Vec<String> = summary
-            .drawn
+}
+
+/// The run as one JSON object.
+fn say_json(
+    summary: &Summary,
+    plan: &differential::Plan,
+    seed: u64,
+    elapsed: Duration,
+) -> Result<(), Exit> {
+    let text = serde_json::to_string(&summary.to_report(plan, seed, elapsed)).map_err(|error| {
+        eprintln!("cannot write the JSON report: {error}");
+        Exit::Unusable
+    })?;
+    say!("{text}");
+    Ok(())
+}
+
+/// Each class, largest first, in detail up to `max_classes`, the rest by
+/// name and count.
+fn say_classes(summary: &Summary, max_classes: Option<usize>) {
+    let classes = summary.classes_by_size();
+    let shown = max_classes.unwrap_or(usize::MAX);
+    for (number, class) in classes.iter().take(shown).enumerate() {
+        let cases: Vec<String> = class.cases.iter().map(u64::to_string).collect();
+        let more = if class.count as usize > class.cases.len() {
+            ", …"
+        } else {
+            ""
+        };
+        say!(
+            "CLASS {} of {}: {} cases (first: {}{more})\n  {}\n  ops: {}; first difference of the example at {}\n  example, shrunk in {} steps: {}\n  {}",
+            number + 1,
+            classes.len(),
+            class.count,
+            cases.join(", "),
+            class.signature,
+            class.ops.join(", "),
+            class.signature.path,
+            class.shrink_steps,
+            json::to_ascii(&Json::object([
+                ("op", Json::str(&class.signature.op)),
+                ("input", class.input.clone())
+            ])),
+            class.example.explanation
+        );
+    }
+    if classes.len() > shown {
+        let rest: Vec<String> = classes[shown..]
             .iter()
-            .map(|(op, drawn)| {
-                let (agreed, compared) = summary.per_op.get(op).copied().unwrap_or_default();
-                let unsupported = summary.unsupported(op);
-                let left = drawn - compared - unsupported;
-                let mut counts = format!("{op} {agreed}/{compared}");
-                if left > 0 {
-                    counts.push_str(&format!(" ({left} not compared)"));
-                }
-                if unsupported > 0 {
-                    counts.push_str(&format!(" ({unsupported} not implemented)"));
-                }
-                counts
-            })
+            .map(|class| format!("{} ({})", class.signature, class.count))
             .collect();
-        say!("per op: {}", per_op.join(", "));
-        for starved in summary.starved() {
-            say!("too few compared: {starved}");
-        }
-        if let Some(stopped) = &summary.stopped {
-            say!("stopped early: {stopped}");
-        }
-        if let Some(line) = summary.not_implemented_line() {
-            say!("{line}");
-        }
-        for line in summary.slow_lines() {
-            say!("{line}");
-        }
-        if let Some(line) = summary.hangs_line() {
-            say!("{line}");
-        }
-        say!("{}", summary.line());
-        say!("classes {}", summary.classes.len());
+        say!("{} more classes: {}", rest.len(), rest.join("; "));
     }
+}
+
+/// The counts per op, what was not compared or answered, and the summary
+/// lines.
+fn say_counts(summary: &Summary) {
+    let per_op: Vec<String> = summary
+        .drawn
+        .iter()
+        .map(|(op, drawn)| {
+            let (agreed, compared) = summary.per_op.get(op).copied().unwrap_or_default();
+            let unsupported = summary.unsupported(op);
+            let left = drawn - compared - unsupported;
+            let mut counts = format!("{op} {agreed}/{compared}");
+            if left > 0 {
+                counts.push_str(&format!(" ({left} not compared)"));
+            }
+            if unsupported > 0 {
+                counts.push_str(&format!(" ({unsupported} not implemented)"));
+            }
+            counts
+        })
+        .collect();
+    say!("per op: {}", per_op.join(", "));
+    for starved in summary.starved() {
+        say!("too few compared: {starved}");
+    }
+    if let Some(stopped) = &summary.stopped {
+        say!("stopped early: {stopped}");
+    }
+    let lines = [summary.not_implemented_line()]
+        .into_iter()
+        .flatten()
+        .chain(summary.slow_lines())
+        .chain(summary.hangs_line());
+    for line in lines {
+        say!("{line}");
+    }
+    say!("{}", summary.line());
+    say!("classes {}", summary.classes.len());
+}
+
+/// Unusable when a side died; else success when both agreed on every case
+/// compared, and every op compared enough of its cases.
+fn exit(summary: &Summary) -> Exit {
     if matches!(summary.stopped, Some(differential::Stopped::Dead(_))) {
         return Exit::Unusable;
     }

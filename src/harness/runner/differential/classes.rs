@@ -1,141 +1,102 @@
-//! Disagreement classes (spec `runner.differential.classes`): each
-//! disagreement is sorted by its cause, named by the cause model of
-//! `conformance` (spec `runner.causes`, [`causes`]),
-//! with A's answer in the place of the expectation: one bug of a port gives
-//! one class, whichever op, path or character it shows through.
+//! The classes a run sorts its disagreements into (spec
+//! `runner.differential.classes`): each with its cases, its other reading,
+//! and the shrunk example that shows it.
 
-use super::super::causes::{self, Cause, Side};
-use crate::protocol::wire::Outcome;
-use std::fmt;
+use super::comparison::Mismatch;
+use super::signature::Signature;
+use crate::harness::runner::causes::Cause;
+use crate::js::json::Json;
 
-/// A disagreement's class (its [`Cause`]) and where this one showed.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Signature {
-    /// What identifies the class.
-    pub cause: Cause,
-    /// The disagreement's other reading, if it has one
-    /// ([`causes::alternative`]).
+/// One class of disagreements, with its shrunk example.
+#[derive(Clone, Debug)]
+pub struct Class {
+    /// What identifies it (its cause), and where its first case showed.
+    pub signature: Signature,
+    /// The ops its cases came from, in the order first seen.
+    pub ops: Vec<&'static str>,
+    /// The other reading all its cases share, if they do.
     pub alternative: Option<Cause>,
-    /// The op of this disagreement.
-    pub op: String,
-    /// `output/output`, `error/output`, `output/error`, `error/error` or
-    /// `protocol` (A's side first).
-    pub kind: &'static str,
-    /// The path of this disagreement's first difference, indices and
-    /// arbitrary member names folded; `$` when the outcomes differ as a
-    /// whole.
-    pub path: String,
+    /// Cases that fell in it.
+    pub count: u64,
+    /// The first case numbers (at most [`CASES_KEPT`]).
+    pub cases: Vec<u64>,
+    /// The smallest request input found with the same signature.
+    pub input: Json,
+    /// The answers to it.
+    pub example: Mismatch,
+    /// Shrinking steps that kept the signature.
+    pub shrink_steps: usize,
 }
 
-impl fmt::Display for Signature {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.cause.fmt(f)
+impl Class {
+    /// The class case number `case` of `op` opens, shown by `example` (the
+    /// answers to `input`, found in `shrink_steps` steps).
+    pub(super) fn first(
+        op: &'static str,
+        case: u64,
+        input: Json,
+        example: Mismatch,
+        shrink_steps: usize,
+    ) -> Class {
+        Class {
+            alternative: example.signature.alternative.clone(),
+            signature: example.signature.clone(),
+            ops: vec![op],
+            count: 1,
+            cases: vec![case],
+            input,
+            example,
+            shrink_steps,
+        }
+    }
+
+    /// Counts case number `case` of `op` in the class; `alternative` is
+    /// the case's other reading when the class is its first cause's (a
+    /// class keeps an other reading only all its cases share), `None` when
+    /// the class is a further cause of the case.
+    pub(super) fn add(&mut self, op: &'static str, case: u64, alternative: Option<&Option<Cause>>) {
+        self.count += 1;
+        if !self.ops.contains(&op) {
+            self.ops.push(op);
+        }
+        if alternative.is_some_and(|alternative| *alternative != self.alternative) {
+            self.alternative = None;
+        }
+        if self.cases.len() < CASES_KEPT && !self.cases.contains(&case) {
+            self.cases.push(case);
+        }
     }
 }
 
-/// The signature of two answers that disagree (already normalized for the
-/// comparison), with what each side wrote to stderr for them, or `None`
-/// when they agree.
-pub fn signature(
-    op: &str,
-    a: &Result<Outcome, String>,
-    b: &Result<Outcome, String>,
-    stderr: [&str; 2],
-) -> Option<Signature> {
-    let (side_a, side_b) = (Side::of(a, stderr[0]), Side::of(b, stderr[1]));
-    let (cause, path) = causes::cause(op, side_a, side_b)?;
-    let kind = match (a, b) {
-        (Ok(Outcome::Output(_)), Ok(Outcome::Output(_))) => "output/output",
-        (Ok(Outcome::Error { .. }), Ok(Outcome::Error { .. })) => "error/error",
-        (Ok(Outcome::Error { .. }), Ok(Outcome::Output(_))) => "error/output",
-        (Ok(Outcome::Output(_)), Ok(Outcome::Error { .. })) => "output/error",
-        _ => "protocol",
-    };
-    Some(Signature {
-        cause,
-        alternative: causes::alternative(op, side_a, side_b),
-        op: op.to_owned(),
-        kind,
-        path,
-    })
-}
+/// How many case numbers a class keeps.
+pub const CASES_KEPT: usize = 10;
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::js::json::{self, Json};
-    use crate::js::JsString;
-
-    fn output(text: &str) -> Result<Outcome, String> {
-        Ok(Outcome::Output(json::parse(text).unwrap()))
-    }
-
-    fn cause_of(op: &str, a: &Result<Outcome, String>, b: &Result<Outcome, String>) -> String {
-        signature(op, a, b, ["", ""]).unwrap().to_string()
-    }
-
-    #[test]
-    fn one_bug_is_one_class_whatever_character_or_index_it_shows_at() {
-        // runner.differential.classes
-        let trimmed = |label: &str, index: usize| {
-            let mut references = vec![r#"{"sessionId":"s","label":"x"}"#.to_owned(); index];
-            references.push(format!(r#"{{"sessionId":"s","label":"{label}"}}"#));
-            format!(r#"{{"references":[{}]}}"#, references.join(","))
-        };
-        let first = cause_of(
-            "mention/parse",
-            &output(&trimmed(" a", 0)),
-            &output(&trimmed("a", 0)),
-        );
-        let second = cause_of(
-            "mention/parse",
-            &output(&trimmed("b\\u3000", 3)),
-            &output(&trimmed("b", 3)),
-        );
-        assert_eq!(first, "mention: whitespace trimmed at label");
-        assert_eq!(first, second);
-        let lone = Ok(Outcome::Output(Json::String(JsString::from_units(vec![
-            0x61, 0xD800,
-        ]))));
-        assert_eq!(
-            cause_of("uri/decode", &lone, &output("\"a\u{FFFD}\"")),
-            "lone surrogate replaced by U+FFFD"
-        );
-    }
-
-    #[test]
-    fn crashes_are_told_apart_by_their_first_stderr_line() {
-        // runner.differential.classes
-        let crashed = Err("implementation exited (exit status: 101) without answering".to_owned());
-        let panic = |line: &str| {
-            signature("x", &output("1"), &crashed, ["", line])
-                .unwrap()
-                .to_string()
-        };
-        assert_eq!(
-            panic("thread 'main' panicked at src/a.rs:1:2:\nboom"),
-            panic("thread 'main' panicked at src/a.rs:30:4:\nboom again")
-        );
-        assert_ne!(
-            panic("thread 'main' panicked at src/a.rs:1:2:"),
-            panic("thread 'main' panicked at src/b.rs:1:2:")
-        );
-        let kind = signature("x", &output("1"), &crashed, ["", ""])
-            .unwrap()
-            .kind;
-        assert_eq!(kind, "protocol");
-        let error = |code: &str| {
-            Ok(Outcome::Error {
-                code: code.to_owned(),
-                message: String::new(),
+/// Moves each class whose cases all have another reading into the class of
+/// that reading, when that class is larger (spec `runner.causes`: a
+/// disagreement with two readings counts under the one more share).
+pub(super) fn merge_other_readings(classes: &mut Vec<Class>) {
+    let mut at = 0;
+    while at < classes.len() {
+        let target = classes[at].alternative.as_ref().and_then(|other| {
+            classes.iter().position(|class| {
+                class.signature.cause == *other && class.count > classes[at].count
             })
+        });
+        let Some(target) = target else {
+            at += 1;
+            continue;
         };
-        assert_eq!(signature("x", &error("A"), &error("A"), ["", ""]), None);
-        assert_eq!(
-            signature("x", &error("A"), &error("B"), ["", ""])
-                .unwrap()
-                .kind,
-            "error/error"
-        );
+        let merged = classes.remove(at);
+        let target = if target > at { target - 1 } else { target };
+        let class = &mut classes[target];
+        class.count += merged.count;
+        class.cases.extend(merged.cases);
+        class.cases.sort_unstable();
+        class.cases.truncate(CASES_KEPT);
+        for op in merged.ops {
+            if !class.ops.contains(&op) {
+                class.ops.push(op);
+            }
+        }
     }
 }

@@ -12,7 +12,7 @@
 //! choose the seed and the mutations are drawn by proptest, so shrinking
 //! moves towards the seed unchanged and towards the first seed.
 
-use super::Plan;
+use super::plan::Plan;
 use crate::harness::runner::adapter::Description;
 use crate::harness::runner::vectors::{required_capabilities, Expect, Suite};
 use crate::js::json::Json;
@@ -23,7 +23,8 @@ use std::collections::BTreeMap;
 
 /// The seeds of each planned op: the inputs of the vectors both `a` and
 /// `b` run. An op whose behaviours differ between the sides
-/// ([`Scope::is_mixed`](super::requests::Scope::is_mixed)) has none: its vectors hold what only one defines.
+/// ([`Scope::is_mixed`](super::plan::Scope::is_mixed)) has none: its
+/// vectors hold what only one defines.
 pub fn seeds(
     plan: &Plan,
     a: &Description,

@@ -7,12 +7,11 @@
 //! where they differ, a request stays where the behaviour does not show
 //! (no route or spill store, no developer or system events, no
 //! `capturedThroughSeq` outside its domain, no query, as the behaviour
-//! asks), so that their outcomes are comparable once [`super::normalize`]
-//! hides what only one adds. [`Reach`]
-//! says what else both declare (features of our own decisions, the
-//! capability `optional-seq`); requests stay inside it.
+//! asks), so that their outcomes are comparable once
+//! [`normalize`](super::normalize::normalize) hides what only one adds.
+//! [`Reach`] says what else both declare (features of our own decisions,
+//! the capability `optional-seq`); requests stay inside it.
 
-use crate::features::{self, Features};
 use crate::harness::checks::draw::{
     self, BudgetChoice, Draw, PrepareCase, SpillChoice, Stored, AGENT_ID,
 };
@@ -27,81 +26,7 @@ use crate::surface::is_session_seq;
 use crate::{mention, projection, retention, Json};
 use proptest::prelude::*;
 
-/// What an op's requests may use: the behaviours both sides have, and
-/// those they differ in (spec `runner.differential`). Where the sides
-/// differ in a behaviour, a request stays where it does not show.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Scope {
-    /// The behaviours both sides have.
-    pub both: Features,
-    /// The behaviours one side has and the other not.
-    pub differ: Features,
-}
-
-impl Scope {
-    /// Both sides with `features`.
-    pub const fn of(features: Features) -> Scope {
-        Scope {
-            both: features,
-            differ: Features::RC8,
-        }
-    }
-
-    /// Sides with `a` and `b`, for `op`: only the behaviours that can
-    /// change its answers count.
-    pub fn between(op: &str, a: Features, b: Features) -> Scope {
-        let mut scope = Scope::of(Features::RC8);
-        for behaviour in features::behaviours_of(op) {
-            let (in_a, in_b) = ((behaviour.get)(&a), (behaviour.get)(&b));
-            (behaviour.set)(&mut scope.both, in_a && in_b);
-            (behaviour.set)(&mut scope.differ, in_a != in_b);
-        }
-        scope
-    }
-
-    /// Whether the sides differ in any behaviour: their answers are
-    /// compared with the differences hidden ([`super::normalize`]).
-    pub fn is_mixed(&self) -> bool {
-        self.differ != Features::RC8
-    }
-}
-
-/// What both implementations declare beyond a generation's features, each
-/// widening what requests may hold (spec `runner.differential`). Without
-/// it on both sides, a request stays where every implementation of the
-/// generation answers alike.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Reach {
-    /// Both declare `candidates-fuzzy`: a non-empty query may match several
-    /// candidates, or match one only fuzzily (spec `candidates.fuzzy.*`).
-    /// Without it, a listing holds at most one candidate the query matches
-    /// in any way, and that one matches by substring. The requests read it
-    /// from each op's [`Scope`] (`both.fuzzy`); here it is what the run
-    /// reports ([`super::Plan::narrowed`]).
-    pub fuzzy: bool,
-    /// Both declare `config-fraction-type`: `referenceContextFraction` may
-    /// be of another JSON type than a number (spec `config.fraction-type`);
-    /// read, like `fuzzy`, from each op's [`Scope`].
-    pub fraction_types: bool,
-    /// Both declare the capability `optional-seq`: a snapshot may lack
-    /// `capturedThroughSeq` (spec `surface.seq-absent`).
-    pub optional_seq: bool,
-    /// Both declare the capability `dynamic-inputs`: an input member may
-    /// have another JSON type than the protocol declares (spec
-    /// `protocol.input-types`). Without it every request is drawn well
-    /// typed ([`input_types::well_typed`]): a typed port's requests.
-    pub dynamic_inputs: bool,
-}
-
-impl Reach {
-    /// Everything: what the reference declares in each generation.
-    pub const ALL: Reach = Reach {
-        fuzzy: true,
-        fraction_types: true,
-        optional_seq: true,
-        dynamic_inputs: true,
-    };
-}
+pub use super::plan::{Reach, Scope};
 
 /// The input strategy of `op`, or `None` for an op this command does not
 /// generate, with everything the generation defines ([`Reach::ALL`]).
@@ -202,6 +127,22 @@ fn keep_events_for(scope: Scope, snapshot: Json) -> Json {
     if scope.both.developer_events_ignored {
         return snapshot;
     }
+    with_events(snapshot, |events| {
+        events
+            .into_iter()
+            .filter(|event| {
+                let kind = event.get("type").and_then(Json::as_string);
+                !matches!(
+                    kind.as_deref(),
+                    Some("developer/message" | "system/message")
+                )
+            })
+            .collect()
+    })
+}
+
+/// `snapshot` with its events changed by `change`.
+fn with_events(snapshot: Json, change: impl Fn(Vec<Json>) -> Vec<Json>) -> Json {
     let Json::Object(members) = snapshot else {
         return snapshot;
     };
@@ -209,19 +150,7 @@ fn keep_events_for(scope: Scope, snapshot: Json) -> Json {
         members
             .into_iter()
             .map(|(key, value)| match value {
-                Json::Array(events) if key.units() == units("events").as_slice() => {
-                    let kept = events
-                        .into_iter()
-                        .filter(|event| {
-                            let kind = event.get("type").and_then(Json::as_string);
-                            !matches!(
-                                kind.as_deref(),
-                                Some("developer/message" | "system/message")
-                            )
-                        })
-                        .collect();
-                    (key, Json::Array(kept))
-                }
+                Json::Array(events) if key.is("events") => (key, Json::Array(change(events))),
                 other => (key, other),
             })
             .collect(),
@@ -298,20 +227,21 @@ fn retain_input(bytes: &[u8], scope: Scope, reach: Reach) -> Json {
 }
 
 /// `snapshot` with, for one `choice` in 20, a member no op reads nested
-/// 100 to 1 375 levels deep (`levels` picks how deep): within the
-/// contracted depth of 1 500 (spec `wire.json.depth`).
+/// deep ([`deep`]).
 fn with_deep_member(snapshot: Json, choice: u8, levels: u8) -> Json {
     let Json::Object(mut members) = snapshot else {
         return snapshot;
     };
-    if choice % 20 == 19 {
-        let levels = 100 + usize::from(levels) * 5;
-        members.push((
-            JsString::from("toolState"),
-            nested(Json::str("</deep>"), levels, choice),
-        ));
-    }
+    members.extend(deep(choice, levels).map(|deep| (JsString::from("toolState"), deep)));
     Json::Object(members)
+}
+
+/// For one `choice` in 20, a value nested 100 to 1 375 levels deep
+/// (`levels` picks how deep): within the contracted depth of 1 500 (spec
+/// `wire.json.depth`).
+fn deep(choice: u8, levels: u8) -> Option<Json> {
+    let levels = 100 + usize::from(levels) * 5;
+    (choice % 20 == 19).then(|| nested(Json::str("</deep>"), levels, choice))
 }
 
 /// Event types no generation knows: every one fails on them, outside the
@@ -328,24 +258,13 @@ fn with_unknown_event(snapshot: Json, choice: u8) -> Json {
     if choice % 32 != 31 {
         return snapshot;
     }
-    let Json::Object(members) = snapshot else {
-        return snapshot;
-    };
     let kind = UNKNOWN_EVENT_TYPES[usize::from(choice >> 5) % UNKNOWN_EVENT_TYPES.len()];
     let unknown = Json::object([("type", Json::str(kind)), ("data", Json::object([]))]);
-    Json::Object(
-        members
-            .into_iter()
-            .map(|(key, value)| match value {
-                Json::Array(mut events) if key.is("events") => {
-                    let at = usize::from(choice >> 6) % (events.len() + 1);
-                    events.insert(at, unknown.clone());
-                    (key, Json::Array(events))
-                }
-                other => (key, other),
-            })
-            .collect(),
-    )
+    with_events(snapshot, |mut events| {
+        let at = usize::from(choice >> 6) % (events.len() + 1);
+        events.insert(at, unknown.clone());
+        events
+    })
 }
 
 /// The tiny model registry of the automatic budgets, on the wire.
@@ -432,11 +351,7 @@ fn prepare_input(bytes: &[u8], scope: Scope, reach: Reach, pre_step: bool) -> Js
     // (spec `wire.json.depth`): a message's `metadata`, a content block's
     // `source`.
     let deep = match (bytes.get(1), bytes.get(2)) {
-        (Some(choice), Some(levels)) if choice % 20 == 19 => Some(nested(
-            Json::str("</deep>"),
-            100 + usize::from(*levels) * 5,
-            *choice,
-        )),
+        (Some(choice), Some(levels)) => deep(*choice, *levels),
         _ => None,
     };
     if pre_step {

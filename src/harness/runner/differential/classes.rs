@@ -5,6 +5,7 @@
 use super::comparison::Mismatch;
 use super::signature::Signature;
 use crate::harness::runner::causes::Cause;
+use crate::harness::runner::readings::counted_under;
 use crate::js::json::Json;
 
 /// One class of disagreements, with its shrunk example.
@@ -50,6 +51,19 @@ impl Class {
         }
     }
 
+    /// Takes in the cases of `merged`, a class of another reading.
+    fn absorb(&mut self, merged: Class) {
+        self.count += merged.count;
+        self.cases.extend(merged.cases);
+        self.cases.sort_unstable();
+        self.cases.truncate(CASES_KEPT);
+        for op in merged.ops {
+            if !self.ops.contains(&op) {
+                self.ops.push(op);
+            }
+        }
+    }
+
     /// Counts case number `case` of `op` in the class; `alternative` is
     /// the case's other reading when the class is its first cause's (a
     /// class keeps an other reading only all its cases share), `None` when
@@ -72,31 +86,32 @@ impl Class {
 pub const CASES_KEPT: usize = 10;
 
 /// Moves each class whose cases all have another reading into the class of
-/// that reading, when that class is larger (spec `runner.causes`: a
-/// disagreement with two readings counts under the one more share).
+/// that reading, when more cases have that reading as their cause (spec
+/// `runner.causes`: a disagreement with two readings counts under the one
+/// more share; the rule is `readings::counted_under`, as for a report's
+/// causes). A class moves into one that stays; classes move in their order.
 pub(super) fn merge_other_readings(classes: &mut Vec<Class>) {
-    let mut at = 0;
-    while at < classes.len() {
-        let target = classes[at].alternative.as_ref().and_then(|other| {
-            classes.iter().position(|class| {
-                class.signature.cause == *other && class.count > classes[at].count
-            })
-        });
-        let Some(target) = target else {
-            at += 1;
+    let readings = counted_under(classes, |class| {
+        (&class.signature.cause, class.alternative.as_ref(), class.count)
+    });
+    let targets: Vec<Option<usize>> = classes
+        .iter()
+        .zip(readings)
+        .map(|(class, reading)| {
+            (*reading != class.signature.cause)
+                .then(|| classes.iter().position(|other| other.signature.cause == *reading))
+                .flatten()
+        })
+        .collect();
+    let mut kept: Vec<Option<Class>> = classes.drain(..).map(Some).collect();
+    for (at, target) in targets.iter().enumerate() {
+        let Some(target) = target.filter(|&target| targets[target].is_none()) else {
             continue;
         };
-        let merged = classes.remove(at);
-        let target = if target > at { target - 1 } else { target };
-        let class = &mut classes[target];
-        class.count += merged.count;
-        class.cases.extend(merged.cases);
-        class.cases.sort_unstable();
-        class.cases.truncate(CASES_KEPT);
-        for op in merged.ops {
-            if !class.ops.contains(&op) {
-                class.ops.push(op);
-            }
+        let merged = kept[at].take();
+        if let (Some(merged), Some(class)) = (merged, kept[target].as_mut()) {
+            class.absorb(merged);
         }
     }
+    classes.extend(kept.into_iter().flatten());
 }

@@ -40,9 +40,8 @@ impl Allowance {
 
 /// After this many failures of one op with the same own causes sent
 /// probes that explained nothing (nor told their conversation apart),
-/// another sends none: it keeps its own
-/// causes, as they did, unless answers already had or what was learned
-/// explain it.
+/// another sends none: it keeps its own causes, as they did, unless
+/// answers already had or what was learned explain it.
 const UNEXPLAINED_KIND: usize = 3;
 
 /// A kind of failure: its op and its own causes (its causes without

@@ -128,10 +128,8 @@ impl LearnedModel {
 
     /// `answer` of `op` with the member edits learned of `op` made.
     pub(super) fn edited(&self, op: &str, answer: &Json) -> Json {
-        apply_edits(
-            answer,
-            self.edits.get(op).map(Vec::as_slice).unwrap_or_default(),
-        )
+        let edits = self.edits.get(op).map(Vec::as_slice);
+        apply_edits(answer, edits.unwrap_or_default())
     }
 
     /// An answer of `op` as the op composed of it reads it (spec

@@ -26,12 +26,8 @@
 //! pervasive bug then costs its first failures' probes only), and past the
 //! allowance.
 //!
-//! The rooms, each built on those before it: [`questions`] (the questions
-//! of each op and the reference's answers), [`substitution`] (the
-//! reference composed of lower answers), [`learned`] (what is learned of
-//! an implementation), [`chain`] (how a failure was explained),
-//! [`allowance`] (what a run may send), [`telling`] (a conversation told
-//! apart) and [`prober`] (the caching prober that runs them).
+//! Each room builds on those before it: [`questions`], [`substitution`],
+//! [`learned`], [`chain`], [`allowance`], [`telling`], [`prober`].
 
 pub mod allowance;
 pub mod chain;

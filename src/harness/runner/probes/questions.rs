@@ -106,13 +106,10 @@ fn parse_probes(input: &Json, output: Option<&Json>) -> Vec<Probe> {
             probes.push(Probe::new("uri/decode", [("uri", uri)]));
         }
     }
-    let references = output
-        .and_then(|output| output.get("references"))
-        .and_then(Json::as_array)
-        .unwrap_or_default();
-    for reference in references.iter().take(MAX_OF_A_KIND) {
-        probes.push(format_probe(reference, "sessionId", "label"));
-    }
+    let references = output.and_then(|output| output.get("references"));
+    let references = references.and_then(Json::as_array).unwrap_or_default();
+    let formatted = references.iter().take(MAX_OF_A_KIND);
+    probes.extend(formatted.map(|reference| format_probe(reference, "sessionId", "label")));
     probes
 }
 
@@ -120,10 +117,11 @@ fn parse_probes(input: &Json, output: Option<&Json>) -> Vec<Probe> {
 /// measured (the whole projection it measures first, then what it
 /// retained), then the projection itself.
 fn retain_probes(features: Features, input: &Json, output: Option<&Json>) -> Vec<Probe> {
-    let projection = match (input.get("snapshot"), input.get("label")) {
-        (Some(snapshot), Some(_)) => Some(projection_question(snapshot, input)),
-        _ => None,
-    };
+    let labelled = input
+        .get("snapshot")
+        .filter(|_| input.get("label").is_some());
+    let projection =
+        labelled.map(|snapshot| retain_question(snapshot, input.get("label"), UNBOUNDED));
     let whole = projection.as_ref().and_then(|probe| {
         match dispatch::handle_in(features, probe.op, &probe.input) {
             Outcome::Output(whole) => whole.get("data").cloned(),
@@ -141,16 +139,13 @@ fn retain_probes(features: Features, input: &Json, output: Option<&Json>) -> Vec
     probes
 }
 
-/// The `retain` of `snapshot` with the label of a retention's `input` and
-/// an unbounded budget: what it answers is the projection alone.
-pub(super) fn projection_question(snapshot: &Json, input: &Json) -> Probe {
+/// The `retain` of `snapshot` with `label` (when there is one) and a
+/// budget of `max_bytes`: with an unbounded one, it answers the projection
+/// alone.
+pub(super) fn retain_question(snapshot: &Json, label: Option<&Json>, max_bytes: f64) -> Probe {
     let mut members = vec![(JsString::from("snapshot"), snapshot.clone())];
-    members.extend(
-        input
-            .get("label")
-            .map(|label| (JsString::from("label"), label.clone())),
-    );
-    members.push((JsString::from("maxBytes"), Json::Number(UNBOUNDED)));
+    members.extend(label.map(|label| (JsString::from("label"), label.clone())));
+    members.push((JsString::from("maxBytes"), Json::Number(max_bytes)));
     Probe {
         op: "retain",
         input: Json::Object(members),
@@ -163,15 +158,12 @@ fn remote_probes(features: Features, input: &Json, output: Option<&Json>) -> Vec
     let mut probes: Vec<Probe> = config_probe(input).into_iter().collect();
     probes.push(remote_listing(input));
     let candidates = output.and_then(Json::as_array).unwrap_or_default();
-    for candidate in candidates.iter().take(MAX_OF_A_KIND) {
-        probes.push(format_probe(
-            candidate,
-            "sessionId",
-            mention_label(features),
-        ));
-    }
+    let label = mention_label(features);
+    let formatted = candidates.iter().take(MAX_OF_A_KIND);
+    probes.extend(formatted.map(|candidate| format_probe(candidate, "sessionId", label)));
     probes
 }
+
 /// The `candidates/list` a `candidates/remote` lists from: its input
 /// without `limit`, which a remote listing ignores for the configured one
 /// (spec `candidates.remote`).
@@ -279,16 +271,10 @@ pub(super) fn prepare_probes(
         if snapshot.get("events").is_none() {
             continue;
         }
-        probes.push(Probe::new(
-            "retain",
-            [
-                ("snapshot", snapshot.clone()),
-                ("label", label.clone()),
-                // A budget past any size is the unbounded one, which
-                // retain accepts (a safe integer).
-                ("maxBytes", Json::Number((budget as f64).min(UNBOUNDED))),
-            ],
-        ));
+        // A budget past any size is the unbounded one, which retain
+        // accepts (a safe integer).
+        let max_bytes = (budget as f64).min(UNBOUNDED);
+        probes.push(retain_question(snapshot, Some(label), max_bytes));
     }
     probes
 }

@@ -16,7 +16,7 @@
 
 use super::questions::{
     agrees, config_probe, format_probe, mention_label, pre_step_preparations, prepare_probes,
-    projection_question, prompt_data, reference_answer, remote_listing, spelled_id, Answers, Probe,
+    prompt_data, reference_answer, remote_listing, retain_question, spelled_id, Answers, Probe,
     UNBOUNDED,
 };
 use crate::features::Features;
@@ -259,7 +259,11 @@ fn retain(features: Features, input: &Json, own: &Outcome, lower: &mut Answers) 
         .into_iter()
         .map(|item| (item.role, item.checkpoint, item.text.to_vec()))
         .collect();
-    let whole = match lower(&projection_question(snapshot_json, input))? {
+    let whole = match lower(&retain_question(
+        snapshot_json,
+        input.get("label"),
+        UNBOUNDED,
+    ))? {
         Outcome::Output(whole) => whole,
         failed => return Some(failed),
     };

@@ -4,7 +4,7 @@
 //! error's or the model lookup's where no conversation is implicated.
 
 use super::learned::{read_in, LearnedModel};
-use super::questions::{agrees, derive, key, projection_question, UNBOUNDED};
+use super::questions::{agrees, derive, key, retain_question, UNBOUNDED};
 use crate::features::Features;
 use crate::harness::runner::causes::{self, Cause, Told};
 use crate::harness::runner::members::without;
@@ -104,7 +104,7 @@ impl Teller<'_> {
         let data = answer.get("data")?;
         let retained = data.get("conversation").and_then(Json::as_array)?;
         let snapshot = input.get("snapshot").unwrap_or(&Json::Null);
-        let request = projection_question(snapshot, input).input;
+        let request = retain_question(snapshot, input.get("label"), UNBOUNDED).input;
         let Outcome::Output(reference) = dispatch::handle_in(self.features, "retain", &request)
         else {
             return None;

@@ -19,7 +19,7 @@
 //! as such.
 
 use super::json_path::Step;
-use super::members::{fold_case, has, same_name};
+use super::members::{case_style, fold_case, has, same_name};
 use crate::js::json::{self, Json};
 use crate::js::{first_lone_surrogate, is_js_whitespace, JsString};
 use crate::protocol::wire::Outcome;
@@ -837,20 +837,6 @@ fn member_edit(expected: &[(JsString, Json)], actual: &[(JsString, Json)]) -> Op
         (None, Some(came)) if only_extra_is_null => EditKind::NullWritten(came.to_string_lossy()),
         (None, Some(came)) => EditKind::MemberExtra(came.to_string_lossy()),
     })
-}
-
-fn case_style(key: &str) -> &'static str {
-    if key.contains('_') {
-        "snake_case"
-    } else if key.contains('-') {
-        "kebab-case"
-    } else if key.starts_with(|c: char| c.is_uppercase()) {
-        "PascalCase"
-    } else if key.chars().any(char::is_uppercase) {
-        "camelCase"
-    } else {
-        "lowercase"
-    }
 }
 
 /// Arrays of other lengths, or the same items in another order, are one

@@ -16,6 +16,21 @@ pub fn fold_case(name: &str) -> String {
         .collect()
 }
 
+/// The case style a name is written in.
+pub fn case_style(key: &str) -> &'static str {
+    if key.contains('_') {
+        "snake_case"
+    } else if key.contains('-') {
+        "kebab-case"
+    } else if key.starts_with(|c: char| c.is_uppercase()) {
+        "PascalCase"
+    } else if key.chars().any(char::is_uppercase) {
+        "camelCase"
+    } else {
+        "lowercase"
+    }
+}
+
 /// Whether two member names are one name in two case styles: the same
 /// letters and digits, case and `_`/`-` aside.
 pub fn same_name(one: &JsString, other: &JsString) -> bool {
@@ -26,10 +41,12 @@ pub fn same_name(one: &JsString, other: &JsString) -> bool {
 /// `names`.
 pub fn without(value: &Json, names: &[&str]) -> Vec<(JsString, Json)> {
     let members = value.as_object().unwrap_or_default();
-    let kept = members
+    let named = |name: &JsString| names.iter().any(|named| name.is(named));
+    members
         .iter()
-        .filter(|(name, _)| !names.iter().any(|n| name.is(n)));
-    kept.cloned().collect()
+        .filter(|(name, _)| !named(name))
+        .cloned()
+        .collect()
 }
 
 /// Whether `members` has a member named `name`.

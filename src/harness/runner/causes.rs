@@ -18,9 +18,12 @@
 //! UTF-16 code units), so that a lone surrogate replaced by U+FFFD is named
 //! as such.
 
+use super::json_path::Step;
+use super::members::{case_style, fold_case, has, same_name};
 use crate::js::json::{self, Json};
 use crate::js::{first_lone_surrogate, is_js_whitespace, JsString};
 use crate::protocol::wire::Outcome;
+use std::collections::HashMap;
 use std::fmt;
 
 /// One side of a comparison: what was expected (or implementation A's
@@ -45,9 +48,16 @@ impl<'a> Side<'a> {
     /// An answer as the runner holds it, with the stderr written for it.
     pub fn of(answer: &'a Result<Outcome, String>, stderr: &'a str) -> Side<'a> {
         match answer {
-            Ok(Outcome::Output(output)) => Side::Output(output),
-            Ok(Outcome::Error { code, .. }) => Side::Error(code),
+            Ok(outcome) => Side::expected(outcome),
             Err(problem) => Side::Failure { problem, stderr },
+        }
+    }
+
+    /// An answer that is an outcome (an expected one).
+    pub fn expected(outcome: &'a Outcome) -> Side<'a> {
+        match outcome {
+            Outcome::Output(output) => Side::Output(output),
+            Outcome::Error { code, .. } => Side::Error(code),
         }
     }
 }
@@ -101,7 +111,8 @@ pub fn family(op: &str) -> &'static str {
 /// and the folded path where it shows (`$` for a whole outcome); `None`
 /// when they agree (outputs compared exactly, errors by code).
 pub fn cause(op: &str, expected: Side, actual: Side) -> Option<(Cause, String)> {
-    let any = |edit: String| Some((Cause { family: None, edit }, "$".to_owned()));
+    let whole = |cause: Cause| Some((cause, "$".to_owned()));
+    let any = |edit: String| whole(Cause { family: None, edit });
     match (expected, actual) {
         (Side::Output(x), Side::Output(y)) => {
             let found = primary(edits(x, y))?;
@@ -117,32 +128,33 @@ pub fn cause(op: &str, expected: Side, actual: Side) -> Option<(Cause, String)> 
         (Side::Failure { problem, stderr }, _) => any(format!("A: {}", failure(problem, stderr))),
         (Side::Error(x), Side::Error(y)) if x == y => None,
         (Side::Error(x), Side::Error(y)) if is_order_of_checks(op, x, y) => {
-            Some((order_of_checks_cause(), "$".to_owned()))
+            whole(order_of_checks_cause())
         }
         (Side::Error(code), _) | (_, Side::Error(code))
             if CONVERSATION_ERRORS.contains(&code) && family(op) == "snapshot" =>
         {
-            Some((conversation_cause(), "$".to_owned()))
+            whole(conversation_cause())
         }
-        (Side::Error(code), Side::Error(_) | Side::Output(_)) => {
-            Some((not_raised(code), "$".to_owned()))
-        }
-        (Side::Output(_), Side::Error(_)) => Some((unexpected_error(op), "$".to_owned())),
+        (Side::Error(code), Side::Error(_) | Side::Output(_)) => whole(not_raised(code)),
+        (Side::Output(_), Side::Error(_)) => whole(unexpected_error(op)),
     }
 }
 
+/// [`cause`], or `outcome differs` at `$` when the cause model folds the
+/// difference away.
+pub fn cause_or_differs(op: &str, expected: Side, actual: Side) -> (Cause, String) {
+    cause(op, expected, actual).unwrap_or_else(|| {
+        let family = Some(family(op));
+        let edit = "outcome differs".to_owned();
+        (Cause { family, edit }, "$".to_owned())
+    })
+}
+
 /// Every cause of `actual` differing from `expected` for a request of
-/// `op`: [`cause`]'s (or `outcome differs` when the cause model folds the
-/// difference away), then each other region's ([`causes_per_region`]).
+/// `op`: [`cause_or_differs`]'s, then each other region's
+/// ([`causes_per_region`]).
 pub fn every(op: &str, expected: Side, actual: Side) -> Vec<Cause> {
-    let first = cause(op, expected, actual).map_or_else(
-        || Cause {
-            family: Some(family(op)),
-            edit: "outcome differs".to_owned(),
-        },
-        |(cause, _)| cause,
-    );
-    let mut all = vec![first];
+    let mut all = vec![cause_or_differs(op, expected, actual).0];
     if let (Side::Output(expected), Side::Output(actual)) = (expected, actual) {
         for (_, cause) in causes_per_region(op, expected, actual) {
             if !all.contains(&cause) {
@@ -162,7 +174,8 @@ fn output_cause(op: &str, found: &Found) -> (Cause, String) {
     }
     // A member named after a family holds that family's value (a
     // candidate's `mention`); an op's whole output is its family's.
-    let locus = found.locus().unwrap_or(op_family);
+    let locus = found.locus();
+    let locus = locus.as_deref().unwrap_or(op_family);
     let family = (!found.kind.is_global()).then(|| {
         FAMILIES
             .iter()
@@ -427,15 +440,6 @@ pub fn fold_numbers(text: &str) -> String {
     folded
 }
 
-/// A step of the path to a difference.
-#[derive(Clone, Debug, PartialEq)]
-enum Step {
-    Member(String),
-    Index,
-    /// Into the JSON value a string holds on one of its lines.
-    Embedded,
-}
-
 /// An edit found, and where.
 #[derive(Debug)]
 struct Found {
@@ -444,16 +448,26 @@ struct Found {
 }
 
 impl Found {
+    /// An edit of `kind` at `path`.
+    fn at(path: &[Step], kind: EditKind) -> Found {
+        Found {
+            path: path.to_vec(),
+            kind,
+        }
+    }
+
     fn folded_path(&self) -> String {
         let mut path = "$".to_owned();
         for step in &self.path {
             match step {
-                Step::Member(name) if is_plain(name) => {
-                    path.push('.');
-                    path.push_str(name);
-                }
-                Step::Member(_) => path.push_str(".{}"),
-                Step::Index => path.push_str("[]"),
+                Step::Member(name) => match plain(name) {
+                    Some(name) => {
+                        path.push('.');
+                        path.push_str(&name);
+                    }
+                    None => path.push_str(".{}"),
+                },
+                Step::Item(_) => path.push_str("[]"),
                 Step::Embedded => path.push_str("<json>"),
             }
         }
@@ -461,9 +475,9 @@ impl Found {
     }
 
     /// The last plain member name on the path.
-    fn locus(&self) -> Option<&str> {
+    fn locus(&self) -> Option<String> {
         self.path.iter().rev().find_map(|step| match step {
-            Step::Member(name) if is_plain(name) => Some(name.as_str()),
+            Step::Member(name) => plain(name),
             _ => None,
         })
     }
@@ -473,19 +487,21 @@ impl Found {
     /// against `null`.
     fn is_conversation(&self) -> bool {
         let in_conversation = self.path.iter().any(|step| {
-            matches!(step, Step::Member(name) if name == "conversation" || name == OMISSIONS)
+            matches!(step, Step::Member(name) if name.is("conversation") || name.is(OMISSIONS))
         });
         let whole_against_null = self.path.is_empty()
             && matches!(self.kind, EditKind::Type { expected, actual } if expected == "null" || actual == "null");
         in_conversation
-            || self.locus().is_some_and(|locus| STATS.contains(&locus))
+            || self
+                .locus()
+                .is_some_and(|locus| STATS.contains(&locus.as_str()))
             || whole_against_null
     }
 
     /// Whether the edit is in what `retain` answers for a source: its
     /// conversation, or any of its stats (`compacted` too).
     fn is_retained(&self) -> bool {
-        self.is_conversation() || self.locus() == Some("compacted")
+        self.is_conversation() || self.locus().as_deref() == Some("compacted")
     }
 
     /// What makes two edits one cause (within one op family): edits of a
@@ -499,15 +515,24 @@ impl Found {
         if !self.kind.has_locus() {
             return self.kind.to_string();
         }
-        format!("{} at {}", self.kind, self.locus().unwrap_or("$"))
+        format!(
+            "{} at {}",
+            self.kind,
+            self.locus().as_deref().unwrap_or("$")
+        )
     }
 }
 
-fn is_plain(name: &str) -> bool {
-    name.chars()
+/// A member name as a path shows it, when it is a plain one (an
+/// identifier).
+fn plain(name: &JsString) -> Option<String> {
+    let name = name.to_string_lossy();
+    let plain = name
+        .chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    plain.then_some(name)
 }
 
 /// The kinds of edit (spec `runner.causes`), most telling first: when an
@@ -687,45 +712,8 @@ fn edits(expected: &Json, actual: &Json) -> Vec<Found> {
 }
 
 fn collect(path: &mut Vec<Step>, expected: &Json, actual: &Json, found: &mut Vec<Found>) {
-    fn record(found: &mut Vec<Found>, path: &[Step], kind: EditKind) {
-        found.push(Found {
-            path: path.to_vec(),
-            kind,
-        });
-    }
     match (expected, actual) {
-        (Json::Object(x), Json::Object(y)) => match member_edit(x, y) {
-            None => {
-                for ((key, a), (_, b)) in x.iter().zip(y) {
-                    path.push(Step::Member(key.to_string_lossy()));
-                    collect(path, a, b, found);
-                    path.pop();
-                }
-            }
-            // Every edit counts: the members both have are compared too,
-            // a member renamed in another case style with its new name, so
-            // another change under a reordered or renamed object still
-            // shows.
-            Some(kind) => {
-                record(found, path, kind);
-                let theirs: std::collections::HashMap<&[u16], &Json> =
-                    y.iter().map(|(key, value)| (key.units(), value)).collect();
-                let folded: std::collections::HashMap<String, &Json> = y
-                    .iter()
-                    .map(|(key, value)| (fold_case(&key.to_string_lossy()), value))
-                    .collect();
-                for (key, a) in x {
-                    let same = theirs
-                        .get(key.units())
-                        .or_else(|| folded.get(&fold_case(&key.to_string_lossy())));
-                    if let Some(b) = same {
-                        path.push(Step::Member(key.to_string_lossy()));
-                        collect(path, a, b, found);
-                        path.pop();
-                    }
-                }
-            }
-        },
+        (Json::Object(x), Json::Object(y)) => object_edits(path, x, y, found),
         (Json::Array(x), Json::Array(y)) => array_edits(path, x, y, found),
         (Json::String(x), Json::String(y)) => {
             let (x, y) = (x.units(), y.units());
@@ -736,27 +724,67 @@ fn collect(path: &mut Vec<Step>, expected: &Json, actual: &Json, found: &mut Vec
                 return;
             }
             if let Some(added) = escape_edit(x, y) {
-                return record(found, path, EditKind::Escape { added });
+                return found.push(Found::at(path, EditKind::Escape { added }));
             }
-            record(found, path, text_edit(x, y));
+            found.push(Found::at(path, text_edit(x, y)));
         }
         (Json::Number(x), Json::Number(y)) if x == y => {}
-        (Json::Number(_), Json::Number(_)) => record(found, path, EditKind::NumberChanged),
-        (Json::Bool(x), Json::Bool(y)) if x != y => record(found, path, EditKind::BooleanChanged),
+        (Json::Number(_), Json::Number(_)) => found.push(Found::at(path, EditKind::NumberChanged)),
+        (Json::Bool(x), Json::Bool(y)) if x != y => {
+            found.push(Found::at(path, EditKind::BooleanChanged));
+        }
         (x, y) if x == y => {}
         (x, y) => {
             let member = match path.last() {
-                Some(Step::Member(name)) if is_plain(name) => Some(name),
+                Some(Step::Member(name)) => plain(name),
                 _ => None,
             };
             let kind = match (y, member) {
-                (Json::Null, Some(name)) => EditKind::NullWritten(name.clone()),
+                (Json::Null, Some(name)) => EditKind::NullWritten(name),
                 _ => EditKind::Type {
                     expected: type_name(x),
                     actual: type_name(y),
                 },
             };
-            record(found, path, kind);
+            found.push(Found::at(path, kind));
+        }
+    }
+}
+
+/// The edits of two objects: of their member lists, then of each member
+/// both have.
+fn object_edits(
+    path: &mut Vec<Step>,
+    x: &[(JsString, Json)],
+    y: &[(JsString, Json)],
+    found: &mut Vec<Found>,
+) {
+    let Some(kind) = member_edit(x, y) else {
+        for ((key, a), (_, b)) in x.iter().zip(y) {
+            path.push(Step::Member(key.clone()));
+            collect(path, a, b, found);
+            path.pop();
+        }
+        return;
+    };
+    // Every edit counts: the members both have are compared too, a member
+    // renamed in another case style with its new name, so another change
+    // under a reordered or renamed object still shows.
+    found.push(Found::at(path, kind));
+    let theirs: HashMap<&[u16], &Json> =
+        y.iter().map(|(key, value)| (key.units(), value)).collect();
+    let folded: HashMap<String, &Json> = y
+        .iter()
+        .map(|(key, value)| (fold_case(&key.to_string_lossy()), value))
+        .collect();
+    for (key, a) in x {
+        let same = theirs
+            .get(key.units())
+            .or_else(|| folded.get(&fold_case(&key.to_string_lossy())));
+        if let Some(b) = same {
+            path.push(Step::Member(key.clone()));
+            collect(path, a, b, found);
+            path.pop();
         }
     }
 }
@@ -772,18 +800,15 @@ fn member_edit(expected: &[(JsString, Json)], actual: &[(JsString, Json)]) -> Op
     if same_keys {
         return None;
     }
-    let has = |members: &[(JsString, Json)], key: &JsString| {
-        members.iter().any(|(k, _)| k.units() == key.units())
-    };
-    let missing: Vec<String> = expected
+    let missing: Vec<&JsString> = expected
         .iter()
         .filter(|(key, _)| !has(actual, key))
-        .map(|(key, _)| key.to_string_lossy())
+        .map(|(key, _)| key)
         .collect();
-    let extra: Vec<(String, &Json)> = actual
+    let extra: Vec<(&JsString, &Json)> = actual
         .iter()
         .filter(|(key, _)| !has(expected, key))
-        .map(|(key, value)| (key.to_string_lossy(), value))
+        .map(|(key, value)| (key, value))
         .collect();
     let without_indices = |members: &[(JsString, Json)]| -> Vec<Vec<u16>> {
         members
@@ -793,48 +818,25 @@ fn member_edit(expected: &[(JsString, Json)], actual: &[(JsString, Json)]) -> Op
             .collect()
     };
     let only_extra_is_null = matches!(extra.as_slice(), [(_, Json::Null)]);
-    let first_extra = extra.first().map(|(came, _)| came);
-    Some(match (missing.first(), first_extra) {
+    let first_extra = extra.first().map(|(came, _)| *came);
+    Some(match (missing.first().copied(), first_extra) {
         (None, None) if without_indices(expected) == without_indices(actual) => {
             EditKind::IndexKeysPlaced
         }
         (None, None) => EditKind::MembersReordered,
-        (Some(gone), Some(came)) if fold_case(gone) == fold_case(came) => EditKind::Renamed {
-            from: case_style(gone),
-            to: case_style(came),
+        (Some(gone), Some(came)) if same_name(gone, came) => EditKind::Renamed {
+            from: case_style(&gone.to_string_lossy()),
+            to: case_style(&came.to_string_lossy()),
         },
         (Some(gone), Some(came)) => EditKind::MemberReplaced {
-            expected: gone.clone(),
-            actual: came.clone(),
+            expected: gone.to_string_lossy(),
+            actual: came.to_string_lossy(),
         },
-        (Some(gone), None) => EditKind::MemberMissing(gone.clone()),
+        (Some(gone), None) => EditKind::MemberMissing(gone.to_string_lossy()),
         // The one extra member, every other there, holds `null`.
-        (None, Some(came)) if only_extra_is_null => EditKind::NullWritten(came.clone()),
-        (None, Some(came)) => EditKind::MemberExtra(came.clone()),
+        (None, Some(came)) if only_extra_is_null => EditKind::NullWritten(came.to_string_lossy()),
+        (None, Some(came)) => EditKind::MemberExtra(came.to_string_lossy()),
     })
-}
-
-/// A key without separators, lower-cased: `originalMessages`,
-/// `original_messages` and `original-messages` fold alike.
-fn fold_case(key: &str) -> String {
-    key.chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
-fn case_style(key: &str) -> &'static str {
-    if key.contains('_') {
-        "snake_case"
-    } else if key.contains('-') {
-        "kebab-case"
-    } else if key.starts_with(|c: char| c.is_uppercase()) {
-        "PascalCase"
-    } else if key.chars().any(char::is_uppercase) {
-        "camelCase"
-    } else {
-        "lowercase"
-    }
 }
 
 /// Arrays of other lengths, or the same items in another order, are one
@@ -842,10 +844,7 @@ fn case_style(key: &str) -> &'static str {
 /// several differ by different causes, that too is one `Items` edit.
 fn array_edits(path: &mut Vec<Step>, expected: &[Json], actual: &[Json], found: &mut Vec<Found>) {
     if expected.len() != actual.len() {
-        return found.push(Found {
-            path: path.clone(),
-            kind: EditKind::Items,
-        });
+        return found.push(Found::at(path, EditKind::Items));
     }
     // Records whose first members (an identity: a string or a number)
     // differ are other records (another session or file in that place):
@@ -863,14 +862,11 @@ fn array_edits(path: &mut Vec<Step>, expected: &[Json], actual: &[Json], found: 
         _ => false,
     });
     if other_record {
-        return found.push(Found {
-            path: path.clone(),
-            kind: EditKind::Items,
-        });
+        return found.push(Found::at(path, EditKind::Items));
     }
     let mut per_item: Vec<Vec<Found>> = Vec::new();
-    for (x, y) in expected.iter().zip(actual) {
-        path.push(Step::Index);
+    for (index, (x, y)) in expected.iter().zip(actual).enumerate() {
+        path.push(Step::Item(index));
         let mut item = Vec::new();
         collect(path, x, y, &mut item);
         path.pop();
@@ -882,10 +878,7 @@ fn array_edits(path: &mut Vec<Step>, expected: &[Json], actual: &[Json], found: 
     let keys: Vec<Option<String>> = per_item.iter().map(|item| primary_key(item)).collect();
     let one_cause = keys.windows(2).all(|pair| pair[0] == pair[1]);
     if per_item.len() > 1 && (!one_cause || same_items(expected, actual)) {
-        found.push(Found {
-            path: path.clone(),
-            kind: EditKind::Items,
-        });
+        found.push(Found::at(path, EditKind::Items));
     } else {
         found.extend(per_item.into_iter().flatten());
     }
@@ -943,11 +936,8 @@ fn embedded_edits(
     }
     path.push(Step::Embedded);
     if notice {
-        path.push(Step::Member(OMISSIONS.to_owned()));
-        found.push(Found {
-            path: path.clone(),
-            kind: EditKind::Items,
-        });
+        path.push(Step::Member(JsString::from(OMISSIONS)));
+        found.push(Found::at(path, EditKind::Items));
         path.pop();
     }
     for (line_a, line_b, value_a, value_b) in &lines {
@@ -959,10 +949,7 @@ fn embedded_edits(
                 Some(added) => EditKind::Escape { added },
                 None => EditKind::JsonSpelled,
             };
-            found.push(Found {
-                path: path.clone(),
-                kind,
-            });
+            found.push(Found::at(path, kind));
         }
     }
     path.pop();

@@ -9,6 +9,8 @@ pub mod compliance;
 pub mod cost;
 pub mod diff;
 pub mod differential;
+pub mod json_path;
+pub mod members;
 pub mod ops;
 pub mod probes;
 pub mod readings;

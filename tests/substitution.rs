@@ -5,8 +5,8 @@
 //! the composition to the reference: given the reference's own lower
 //! answers, it answers every vector of the suite as the reference does.
 
+use dsh_session_reference::harness::runner::probes::substitution::{compose, Composed};
 use dsh_session_reference::harness::runner::probes::{agrees, reference_answer, Probe};
-use dsh_session_reference::harness::runner::substitution::{compose, Composed};
 use dsh_session_reference::harness::runner::vectors::Suite;
 use dsh_session_reference::harness::runner::{ops, reference_profiles};
 use dsh_session_reference::protocol::dispatch;
@@ -65,7 +65,7 @@ fn composed_of_the_references_lower_answers_the_reference_answers_every_vector()
 
 #[test]
 fn a_json_spelling_is_learned_gap_by_gap_and_spells_only_what_it_saw() {
-    use dsh_session_reference::harness::runner::substitution::{Learned, Spelling};
+    use dsh_session_reference::harness::runner::probes::learned::{Learned, Spelling};
     let units = |text: &str| text.encode_utf16().collect::<Vec<u16>>();
     let mut spelling = Spelling::default();
     assert_eq!(
@@ -97,7 +97,7 @@ fn a_json_spelling_is_learned_gap_by_gap_and_spells_only_what_it_saw() {
 
 #[test]
 fn member_edits_are_learned_only_when_they_make_the_whole_answer() {
-    use dsh_session_reference::harness::runner::substitution::{
+    use dsh_session_reference::harness::runner::members::{
         apply_edits, member_edits, names_read_back, MemberEdit,
     };
     use dsh_session_reference::js::json::parse;

@@ -124,7 +124,7 @@ impl DifferentialArgs {
 fn differential(args: &DifferentialArgs) -> Result<Exit, Exit> {
     known_ops_only(args.ops.as_deref())?;
     let progress = args.progress || io::stderr().is_terminal();
-    let mut sides = Sides::described(args)?;
+    let mut sides = Compared::described(args)?;
     let (a, b) = (&sides.description_a, &sides.description_b);
     let plan = differential::plan(a, b, args.ops.as_deref());
     let human = args.format == Format::Human;
@@ -177,7 +177,7 @@ fn known_ops_only(ops: Option<&[String]>) -> Result<(), Exit> {
 }
 
 /// The two implementations compared, described.
-struct Sides {
+struct Compared {
     a: Box<dyn Implementation>,
     b: External,
     description_a: Description,
@@ -186,9 +186,9 @@ struct Sides {
     reference_a: bool,
 }
 
-impl Sides {
+impl Compared {
     /// B, then A, started and described as `args` ask.
-    fn described(args: &DifferentialArgs) -> Result<Sides, Exit> {
+    fn described(args: &DifferentialArgs) -> Result<Compared, Exit> {
         let external = |command: &str| {
             External::new(command, args.timeout())
                 .with_grace(args.grace())
@@ -206,7 +206,7 @@ impl Sides {
             ),
         };
         let description_a = as_release(describe("A", a.as_mut())?, &args.a_release)?;
-        Ok(Sides {
+        Ok(Compared {
             a,
             b,
             description_a,
@@ -242,7 +242,7 @@ fn as_release(description: Description, release: &Option<String>) -> Result<Desc
 }
 
 /// The sides and what the run compares of them, and what it leaves out.
-fn say_plan(args: &DifferentialArgs, sides: &Sides, plan: &differential::Plan) {
+fn say_plan(args: &DifferentialArgs, sides: &Compared, plan: &differential::Plan) {
     say!("A: {}", sides.description_a);
     if sides.reference_a {
         say!("A is the reference with B's behaviours (--a chooses another)");
@@ -299,7 +299,7 @@ fn interrupt_flag() -> Arc<AtomicBool> {
 fn seeds(
     corpus: Corpus,
     plan: &differential::Plan,
-    sides: &Sides,
+    sides: &Compared,
 ) -> Result<BTreeMap<&'static str, Vec<Json>>, Exit> {
     if corpus == Corpus::None {
         return Ok(BTreeMap::new());

@@ -20,6 +20,7 @@
 
 use super::json_path::Step;
 use super::members::{case_style, fold_case, has, same_name};
+use super::ops::family;
 use crate::js::json::{self, Json};
 use crate::js::{first_lone_surrogate, is_js_whitespace, JsString};
 use crate::protocol::wire::Outcome;
@@ -90,22 +91,6 @@ const FAMILIES: &[&str] = &[
     "candidates",
     "files",
 ];
-
-/// The family of an op: its first path segment, with the three ops that
-/// share the snapshot pipeline (surface, projection, retention) as one.
-pub fn family(op: &str) -> &'static str {
-    match op.split('/').next().unwrap_or(op) {
-        "uri" => "uri",
-        "mention" => "mention",
-        "json" => "json",
-        "retain" | "prepare" | "pre-step" => "snapshot",
-        "config" => "config",
-        "candidates" => "candidates",
-        "files" => "files",
-        "describe" => "describe",
-        _ => "other",
-    }
-}
 
 /// The cause of `actual` differing from `expected` for a request of `op`,
 /// and the folded path where it shows (`$` for a whole outcome); `None`
@@ -546,7 +531,10 @@ enum EditKind {
     Escape { added: bool },
     /// Characters of one class replaced by characters of another (a lone
     /// surrogate by U+FFFD).
-    ClassReplaced { expected: Class, actual: Class },
+    ClassReplaced {
+        expected: RunClass,
+        actual: RunClass,
+    },
     /// Members renamed by a change of case style.
     Renamed {
         from: &'static str,
@@ -650,35 +638,35 @@ impl fmt::Display for EditKind {
 
 /// The class of a run of characters an edit replaced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Class {
+enum RunClass {
     Whitespace,
     LoneSurrogate,
     Replacement,
     Text,
 }
 
-impl fmt::Display for Class {
+impl fmt::Display for RunClass {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Class::Whitespace => "whitespace",
-            Class::LoneSurrogate => "lone surrogate",
-            Class::Replacement => "U+FFFD",
-            Class::Text => "text",
+            RunClass::Whitespace => "whitespace",
+            RunClass::LoneSurrogate => "lone surrogate",
+            RunClass::Replacement => "U+FFFD",
+            RunClass::Text => "text",
         })
     }
 }
 
-fn class_of(units: &[u16]) -> Class {
+fn class_of(units: &[u16]) -> RunClass {
     if !units.is_empty() && units.iter().all(|&unit| is_js_whitespace(unit)) {
-        Class::Whitespace
+        RunClass::Whitespace
     } else if !units.is_empty() && units.iter().all(|&unit| unit == 0xFFFD) {
-        Class::Replacement
+        RunClass::Replacement
     } else if units.iter().all(|unit| (0xD800..0xE000).contains(unit))
         && first_lone_surrogate(units).is_some()
     {
-        Class::LoneSurrogate
+        RunClass::LoneSurrogate
     } else {
-        Class::Text
+        RunClass::Text
     }
 }
 
@@ -1043,8 +1031,8 @@ fn text_edit(expected: &[u16], actual: &[u16]) -> EditKind {
             if !removed.is_empty()
                 && !added.is_empty()
                 && x != y
-                && x != Class::Text
-                && y != Class::Text =>
+                && x != RunClass::Text
+                && y != RunClass::Text =>
         {
             EditKind::ClassReplaced {
                 expected: x,
@@ -1071,11 +1059,11 @@ fn trimmed_or_padded(expected: &[u16], actual: &[u16]) -> Option<EditKind> {
         Some([&long[..at], &long[at + short.len()..]].concat())
     };
     if let Some(cut) = inside(expected, actual) {
-        return (class_of(&cut) == Class::Whitespace)
+        return (class_of(&cut) == RunClass::Whitespace)
             .then_some(EditKind::Whitespace { trimmed: true });
     }
     let added = inside(actual, expected)?;
-    (class_of(&added) == Class::Whitespace).then_some(EditKind::Whitespace { trimmed: false })
+    (class_of(&added) == RunClass::Whitespace).then_some(EditKind::Whitespace { trimmed: false })
 }
 
 /// The text with `\uXXXX` and `\X` escapes read.

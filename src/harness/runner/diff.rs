@@ -4,6 +4,8 @@
 //! invisible code unit escaped (spec `runner.diff`).
 
 use crate::js::json::{self, Json};
+use crate::js::JsString;
+use crate::protocol::wire::Outcome;
 use std::fmt;
 
 /// Values shown in full up to this many characters; longer ones are cut to
@@ -202,6 +204,39 @@ fn difference_at(path: &str, expected: &Json, actual: &Json) -> Option<Differenc
 /// A value on one line, every non-ASCII and invisible code unit escaped.
 pub fn show(value: &Json) -> String {
     json::to_ascii(value)
+}
+
+/// How [`show_answer`] writes an answer on one line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// A step of a probe chain: an output as its value, an error by its
+    /// code.
+    Brief,
+    /// A differential case: `output VALUE`, an error with its message.
+    WithMessage,
+    /// A vector's failure: as [`Shown::WithMessage`], the message escaped
+    /// like a value, so that invisible or non-ASCII characters in it are
+    /// seen.
+    Escaped,
+}
+
+/// An answer on one line (spec `runner.diff`): an output, an error, or
+/// what went wrong with the protocol, every report's one way of showing
+/// one, in the detail `shown` asks.
+pub fn show_answer(answer: Result<&Outcome, &str>, shown: Shown) -> String {
+    match (answer, shown) {
+        (Ok(Outcome::Output(output)), Shown::Brief) => show(output),
+        (Ok(Outcome::Output(output)), _) => format!("output {}", show(output)),
+        (Ok(Outcome::Error { code, .. }), Shown::Brief) => format!("error {code}"),
+        (Ok(Outcome::Error { code, message }), Shown::WithMessage) => {
+            format!("error {code} ({message})")
+        }
+        (Ok(Outcome::Error { code, message }), Shown::Escaped) => format!(
+            "error {code} ({})",
+            json::quote_ascii(JsString::from(message.as_str()).units())
+        ),
+        (Err(problem), _) => format!("protocol failure: {problem}"),
+    }
 }
 
 /// The report of a mismatch: both values in full when they are short, else

@@ -15,12 +15,10 @@ pub mod ops;
 pub mod probes;
 pub mod readings;
 pub mod report;
-pub mod substitution;
 pub mod vectors;
 
 use crate::features::{self, Declared, Features};
 use crate::js::json::{self, Json};
-use crate::js::JsString;
 use crate::protocol::wire::{Outcome, UNSUPPORTED};
 use adapter::{Description, Implementation};
 use std::collections::BTreeMap;
@@ -132,7 +130,7 @@ impl FailureDetail {
             // A failure always differs somehow; one that compares equal
             // under the cause model (numbers spelled alike) is still one.
             None => causes::Cause {
-                family: Some(causes::family(op)),
+                family: Some(ops::family(op)),
                 edit: "outcome differs".to_owned(),
             },
         };
@@ -185,7 +183,7 @@ impl FailureDetail {
             (expected, Ok(actual)) => format!(
                 "expected: {}\n  actual:   {}",
                 show_expect(expected),
-                show_outcome(actual)
+                diff::show_answer(Ok(actual), diff::Shown::Escaped)
             ),
         };
         let text = match &self.chain {
@@ -693,20 +691,6 @@ fn show_expect(expect: &Expect) -> String {
     match expect {
         Expect::Output(output) => format!("output {}", diff::show(output)),
         Expect::Error(code) => format!("error {code}"),
-    }
-}
-
-/// An outcome on one line; an error's message is escaped like a value, so
-/// that invisible or non-ASCII characters in it are seen.
-fn show_outcome(outcome: &Outcome) -> String {
-    match outcome {
-        Outcome::Output(output) => format!("output {}", diff::show(output)),
-        Outcome::Error { code, message } => {
-            format!(
-                "error {code} ({})",
-                json::quote_ascii(JsString::from(message.as_str()).units())
-            )
-        }
     }
 }
 

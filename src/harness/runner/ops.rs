@@ -23,11 +23,7 @@ pub struct Op {
     pub prepares_messages: bool,
 }
 
-const fn op(
-    name: &'static str,
-    family: &'static str,
-    composed_of: &'static [&'static str],
-) -> Op {
+const fn op(name: &'static str, family: &'static str, composed_of: &'static [&'static str]) -> Op {
     Op {
         name,
         family,
@@ -70,7 +66,12 @@ pub const OPS: &[Op] = &[
     op(
         "candidates/remote",
         "candidates",
-        &["config/check", "candidates/list", "mention/format", "uri/encode"],
+        &[
+            "config/check",
+            "candidates/list",
+            "mention/format",
+            "uri/encode",
+        ],
     ),
     op("files/token", "files", &[]),
     op("files/format", "files", &[]),

@@ -1,7 +1,7 @@
 //! The compliance page as one self-contained HTML document (spec
 //! `runner.compliance-page`): inline CSS, no script, nothing fetched.
 
-use super::matrix::{Counts, Implementation, Matrix, VectorEntry};
+use super::matrix::{Column, Counts, Matrix, VectorEntry};
 use super::words::{cause_rules, no_causes, rules_count, show_command, vectors_count};
 use std::fmt::Write as _;
 
@@ -164,7 +164,7 @@ impl Matrix {
             out.push_str("</tr>\n");
         }
         out.push_str("</tbody>\n<tfoot>\n<tr class=\"totals\"><th scope=\"row\">all vectors</th>");
-        self.count_cells(out, self.implementations.iter().map(Implementation::totals));
+        self.count_cells(out, self.implementations.iter().map(Column::totals));
         out.push_str("</tr>\n</tfoot>\n</table>\n</div>\n</section>\n");
     }
 
@@ -218,7 +218,7 @@ impl Matrix {
         );
         self.column_headers(out);
         out.push_str("</tr>\n<tr class=\"totals\"><th scope=\"row\">all vectors</th>");
-        self.count_cells(out, self.implementations.iter().map(Implementation::totals));
+        self.count_cells(out, self.implementations.iter().map(Column::totals));
         out.push_str("</tr>\n</thead>\n");
         for area in &self.areas {
             let _ = write!(

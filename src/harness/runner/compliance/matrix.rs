@@ -23,7 +23,7 @@ pub enum Verdict {
 
 /// What a failed vector expected and got, as the page shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Failure {
+pub struct FailedVector {
     /// The expected outcome, as escaped JSON text.
     pub expected: String,
     /// The actual outcome, as escaped JSON text.
@@ -48,12 +48,12 @@ pub struct VectorEntry {
     /// Why it was skipped, for a skipped vector.
     pub reason: Option<String>,
     /// What failed, for a failed vector.
-    pub failure: Option<Failure>,
+    pub failure: Option<FailedVector>,
 }
 
 /// One implementation's report: a column of the matrix.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Implementation {
+pub struct Column {
     /// The column's name: the implementation's name and version (its
     /// profiles', joined, for the built-in reference), made unique among
     /// the columns by [`Matrix::new`].
@@ -80,7 +80,7 @@ pub struct Implementation {
     pub causes: Vec<CauseCount>,
 }
 
-impl Implementation {
+impl Column {
     /// The report's summary as [`Counts`].
     pub fn totals(&self) -> Counts {
         Counts {
@@ -151,7 +151,7 @@ pub struct Cell {
     /// Their counts.
     pub counts: Counts,
     /// The failed ones, as indices into the implementation's
-    /// [`Implementation::vectors`].
+    /// [`Column::vectors`].
     pub failures: Vec<usize>,
 }
 
@@ -193,7 +193,7 @@ pub struct Area {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Matrix {
     /// The columns.
-    pub implementations: Vec<Implementation>,
+    pub implementations: Vec<Column>,
     /// The rows: areas by name ([`OTHER_AREA`] last), each with its rules.
     pub areas: Vec<Area>,
 }
@@ -221,7 +221,7 @@ pub fn first_area(rules: &[String]) -> String {
 impl Matrix {
     /// The matrix of these reports, in this column order; columns with the
     /// same name get their report file's stem appended.
-    pub fn new(mut implementations: Vec<Implementation>) -> Matrix {
+    pub fn new(mut implementations: Vec<Column>) -> Matrix {
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         for implementation in &implementations {
             *seen.entry(implementation.name.clone()).or_default() += 1;

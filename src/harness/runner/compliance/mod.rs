@@ -20,7 +20,7 @@
 //! rows it counts once, in the area of its first behaviour rule (see
 //! [`first_area`]), so that an implementation's areas add up to its totals.
 //!
-//! Its rooms: `reader` reads a report into an [`Implementation`], `matrix`
+//! Its rooms: `reader` reads a report into an [`Column`], `matrix`
 //! sets them side by side, `markdown` and `html` write the page, in the
 //! `words` both share.
 
@@ -34,7 +34,7 @@ mod words;
 
 pub use html::{escape, excerpt};
 pub use matrix::{
-    area_of, first_area, Area, Cell, Counts, Failure, Implementation, Matrix, RuleRow, VectorEntry,
+    area_of, first_area, Area, Cell, Column, Counts, FailedVector, Matrix, RuleRow, VectorEntry,
     Verdict, OTHER_AREA,
 };
 pub use reader::{parse_report, read_report, ReadError};

@@ -1,8 +1,8 @@
 //! Reading a JSON report of `conformance --format json` (spec
-//! `runner.reports`) into an [`Implementation`], a column of the matrix,
+//! `runner.reports`) into an [`Column`], a column of the matrix,
 //! with the exact JSON layer: its values may hold lone surrogates.
 
-use super::matrix::{Failure, Implementation, VectorEntry, Verdict};
+use super::matrix::{Column, FailedVector, VectorEntry, Verdict};
 use crate::harness::runner::report::CauseCount;
 use crate::js::json::{self, Json};
 use std::collections::BTreeSet;
@@ -27,7 +27,7 @@ impl fmt::Display for ReadError {
 impl std::error::Error for ReadError {}
 
 /// Reads the JSON report in `path` (spec `runner.reports`).
-pub fn read_report(path: &Path) -> Result<Implementation, ReadError> {
+pub fn read_report(path: &Path) -> Result<Column, ReadError> {
     let file = path.display().to_string();
     let error = |problem: String| ReadError {
         file: file.clone(),
@@ -40,7 +40,7 @@ pub fn read_report(path: &Path) -> Result<Implementation, ReadError> {
 }
 
 /// A JSON report already parsed; `file` names it.
-pub fn parse_report(report: &Json, file: &str) -> Result<Implementation, String> {
+pub fn parse_report(report: &Json, file: &str) -> Result<Column, String> {
     let suite = member(report, "suite")?;
     let hash = string(member(suite, "hash")?, "suite.hash")?;
     let suite = format!(
@@ -104,7 +104,7 @@ pub fn parse_report(report: &Json, file: &str) -> Result<Implementation, String>
         .collect::<Result<Vec<_>, _>>()?;
     // The report lists them most vectors first; the page relies on it.
     causes.sort_by_key(|cause| std::cmp::Reverse(cause.count));
-    Ok(Implementation {
+    Ok(Column {
         name: names.join(" + "),
         file: file.to_owned(),
         suite,
@@ -158,7 +158,7 @@ fn vector_entry(result: &Json) -> Result<VectorEntry, String> {
                     count(unit, "difference.codeUnit")?
                 ));
             }
-            Some(Failure {
+            Some(FailedVector {
                 expected: json::to_ascii(member(result, "expected")?),
                 actual: json::to_ascii(member(result, "actual")?),
                 difference: shown,

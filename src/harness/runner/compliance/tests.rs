@@ -3,7 +3,7 @@
 
 use super::markdown::markdown_code;
 use super::matrix::OTHER_AREA;
-use super::matrix::{first_area, Counts, Failure, Implementation, Matrix, VectorEntry, Verdict};
+use super::matrix::{first_area, Column, Counts, FailedVector, Matrix, VectorEntry, Verdict};
 use super::reader::parse_report;
 use crate::harness::runner::report::CauseCount;
 use crate::js::json;
@@ -15,7 +15,7 @@ fn vector(id: &str, rules: &[&str], verdict: Verdict) -> VectorEntry {
         rules: rules.iter().map(|rule| (*rule).to_owned()).collect(),
         verdict,
         reason: None,
-        failure: (verdict == Verdict::Failed).then(|| Failure {
+        failure: (verdict == Verdict::Failed).then(|| FailedVector {
             expected: "{}".to_owned(),
             actual: "{}".to_owned(),
             difference: "outcome at $".to_owned(),
@@ -38,13 +38,9 @@ fn cause(signature: &str, vectors: &[&str], rules: &[&str]) -> CauseCount {
     }
 }
 
-fn implementation(
-    name: &str,
-    vectors: Vec<VectorEntry>,
-    causes: Vec<CauseCount>,
-) -> Implementation {
+fn implementation(name: &str, vectors: Vec<VectorEntry>, causes: Vec<CauseCount>) -> Column {
     let count = |verdict| vectors.iter().filter(|v| v.verdict == verdict).count();
-    Implementation {
+    Column {
         name: name.to_owned(),
         file: format!("{name}.json"),
         suite: "0.1.0".to_owned(),

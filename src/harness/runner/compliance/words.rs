@@ -1,7 +1,7 @@
 //! The words the Markdown summary and the HTML page share: counts spelled
 //! out, a cause's rules as listed, the command that shows a vector.
 
-use super::matrix::Implementation;
+use super::matrix::Column;
 use crate::harness::runner::report::shown_rules;
 
 /// `1 rule`, `5 rules`.
@@ -30,7 +30,7 @@ pub(super) fn show_command(id: &str) -> String {
 /// What an implementation without causes shows instead of their list:
 /// `no failures`, or, for a report that lists failures but no causes,
 /// how many.
-pub(super) fn no_causes(implementation: &Implementation) -> String {
+pub(super) fn no_causes(implementation: &Column) -> String {
     if implementation.failed == 0 {
         "no failures".to_owned()
     } else {

@@ -9,7 +9,7 @@ use super::isolation::{self, Isolated};
 use super::options::{Options, Progress};
 use super::plan::{Plan, PlannedOp};
 use super::shrink::Shrinking;
-use super::sides::{Sides, Verdict};
+use super::sides::{CaseVerdict, Sides};
 use super::summary::{Stopped, Summary};
 use crate::harness::runner::adapter::Implementation;
 use crate::harness::runner::causes::Cause;
@@ -126,7 +126,7 @@ impl<'r> CaseLoop<'r> {
         let verdict = self.sides.ask(planned.op, planned.scope, &input);
         let late = std::mem::take(&mut self.sides.late);
         self.summary.count_slow(planned.op, late);
-        if matches!(&verdict, Verdict::Disagree(mismatch) if mismatch.hung()) {
+        if matches!(&verdict, CaseVerdict::Disagree(mismatch) if mismatch.hung()) {
             *self.summary.hung.entry(planned.op).or_default() += 1;
             // What follows only asks whether it still hangs: the timeout
             // is enough (spec runner.slow).
@@ -144,21 +144,21 @@ impl<'r> CaseLoop<'r> {
 
     /// Counts how a case of `op` came out; the disagreement, when it is
     /// one.
-    fn tally(&mut self, op: &'static str, verdict: Verdict) -> Option<Box<Mismatch>> {
+    fn tally(&mut self, op: &'static str, verdict: CaseVerdict) -> Option<Box<Mismatch>> {
         let summary = &mut self.summary;
         match verdict {
-            Verdict::Beyond(why) => summary.keep_out(op, why),
-            Verdict::NotImplemented { by_b } => {
+            CaseVerdict::Beyond(why) => summary.keep_out(op, why),
+            CaseVerdict::NotImplemented { by_b } => {
                 summary.not_implemented.entry(op).or_default()[usize::from(by_b)] += 1;
             }
-            Verdict::Agree => {
+            CaseVerdict::Agree => {
                 summary.cases += 1;
                 summary.agreed += 1;
                 let counts = summary.per_op.entry(op).or_default();
                 counts.0 += 1;
                 counts.1 += 1;
             }
-            Verdict::Disagree(mismatch) => {
+            CaseVerdict::Disagree(mismatch) => {
                 summary.cases += 1;
                 summary.per_op.entry(op).or_default().1 += 1;
                 return Some(mismatch);

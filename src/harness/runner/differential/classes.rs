@@ -92,14 +92,22 @@ pub const CASES_KEPT: usize = 10;
 /// causes). A class moves into one that stays; classes move in their order.
 pub(super) fn merge_other_readings(classes: &mut Vec<Class>) {
     let readings = counted_under(classes, |class| {
-        (&class.signature.cause, class.alternative.as_ref(), class.count)
+        (
+            &class.signature.cause,
+            class.alternative.as_ref(),
+            class.count,
+        )
     });
     let targets: Vec<Option<usize>> = classes
         .iter()
         .zip(readings)
         .map(|(class, reading)| {
             (*reading != class.signature.cause)
-                .then(|| classes.iter().position(|other| other.signature.cause == *reading))
+                .then(|| {
+                    classes
+                        .iter()
+                        .position(|other| other.signature.cause == *reading)
+                })
                 .flatten()
         })
         .collect();

@@ -9,6 +9,7 @@ use super::signature::{self, Signature};
 use crate::harness::runner::adapter::is_hang;
 use crate::harness::runner::causes::{self, Cause};
 use crate::harness::runner::diff;
+use crate::harness::runner::ops;
 use crate::harness::runner::probes::Chain;
 use crate::protocol::wire::Outcome;
 
@@ -102,7 +103,7 @@ impl Mismatch {
             }
         } else {
             Cause {
-                family: Some(causes::family(op)),
+                family: Some(ops::family(op)),
                 edit: format!("a value of another type at {}", irregularity.locus),
             }
         };
@@ -143,12 +144,12 @@ impl Mismatch {
     }
 }
 
+/// An answer as a case's report shows it.
 fn show(answer: &Result<Outcome, String>) -> String {
-    match answer {
-        Ok(Outcome::Output(output)) => format!("output {}", diff::show(output)),
-        Ok(Outcome::Error { code, message }) => format!("error {code} ({message})"),
-        Err(problem) => format!("protocol failure: {problem}"),
-    }
+    diff::show_answer(
+        answer.as_ref().map_err(String::as_str),
+        diff::Shown::WithMessage,
+    )
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 //! Schemathesis's negative requests, SmallCheck's small values: nothing
 //! here knows what upstream answers; the other side does.
 
-use super::irregular::{node_at, rewritten, Step};
+use crate::harness::runner::json_path::{node_at, rewritten, Step};
 use crate::js::json::Json;
 use crate::js::JsString;
 use proptest::prelude::*;

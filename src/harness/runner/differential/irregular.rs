@@ -3,19 +3,9 @@
 //! types (`protocol.input-types`), and the repair of each. `differential`
 //! decides by substitution whether one of them makes a disagreement.
 
+use crate::harness::runner::json_path::{rewritten, Step};
 use crate::js::json::Json;
-use crate::js::JsString;
 use crate::protocol::input_types::{input_members, typed_value, Member, Type};
-
-/// A step of a path from an input object to one of its nodes.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Step {
-    /// The member of this name (the last, where a name repeats, as
-    /// JavaScript reads it).
-    Member(JsString),
-    /// The item at this index.
-    Item(usize),
-}
 
 /// Where a request departs from what a typed port can receive (spec
 /// `runner.differential.classes`): a member of another type than this
@@ -147,65 +137,6 @@ pub fn repaired(mut input: Json, repairs: &[&Irregularity]) -> Json {
         input = rewritten(input, &irregularity.path, &|_| irregularity.repair.clone());
     }
     input
-}
-
-/// The node at `path`, if there is one.
-pub fn node_at<'a>(value: &'a Json, path: &[Step]) -> Option<&'a Json> {
-    let Some((step, rest)) = path.split_first() else {
-        return Some(value);
-    };
-    let child = match (step, value) {
-        (Step::Item(index), Json::Array(items)) => items.get(*index)?,
-        (Step::Member(name), Json::Object(members)) => {
-            &members.iter().rev().find(|(key, _)| key == name)?.1
-        }
-        _ => return None,
-    };
-    node_at(child, rest)
-}
-
-/// `input` with the node at `path` replaced by what `change` makes of it
-/// (`None` removes it); unchanged where the path is not there.
-pub fn rewritten(input: Json, path: &[Step], change: &dyn Fn(Json) -> Option<Json>) -> Json {
-    rewritten_at(input, path, change).unwrap_or(Json::Null)
-}
-
-fn rewritten_at(node: Json, path: &[Step], change: &dyn Fn(Json) -> Option<Json>) -> Option<Json> {
-    let Some((step, rest)) = path.split_first() else {
-        return change(node);
-    };
-    Some(match (step, node) {
-        (Step::Item(index), Json::Array(items)) => Json::Array(
-            items
-                .into_iter()
-                .enumerate()
-                .filter_map(|(at, item)| {
-                    if at == *index {
-                        rewritten_at(item, rest, change)
-                    } else {
-                        Some(item)
-                    }
-                })
-                .collect(),
-        ),
-        (Step::Member(name), Json::Object(members)) => {
-            let last = members.iter().rposition(|(key, _)| key == name);
-            Json::Object(
-                members
-                    .into_iter()
-                    .enumerate()
-                    .filter_map(|(at, (key, item))| {
-                        if Some(at) == last {
-                            rewritten_at(item, rest, change).map(|item| (key, item))
-                        } else {
-                            Some((key, item))
-                        }
-                    })
-                    .collect(),
-            )
-        }
-        (_, other) => other,
-    })
 }
 
 #[cfg(test)]

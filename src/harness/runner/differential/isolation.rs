@@ -6,7 +6,7 @@
 use super::comparison::Mismatch;
 use super::irregular::{irregularities, repaired, Irregularity};
 use super::plan::PlannedOp;
-use super::sides::{Sides, Verdict};
+use super::sides::{CaseVerdict, Sides};
 use crate::harness::runner::causes::Cause;
 use crate::js::json::Json;
 
@@ -154,11 +154,11 @@ pub(super) fn isolate(
     let mut asked = |repairs: Vec<&Irregularity>| {
         let candidate = repaired(input.clone(), &repairs);
         match sides.ask(planned.op, planned.scope, &candidate) {
-            Verdict::Disagree(found) if found.signature.kind != "protocol" => {
+            CaseVerdict::Disagree(found) if found.signature.kind != "protocol" => {
                 let found = sides.trace(planned.op, &candidate, *found);
                 Asked::Disagrees(candidate, Box::new(found))
             }
-            Verdict::Agree => Asked::Agrees,
+            CaseVerdict::Agree => Asked::Agrees,
             _ => Asked::Unknown,
         }
     };

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 /// The JSON report of a run (`differential --format json`).
 #[derive(Debug, Serialize)]
-pub struct JsonReport {
+pub struct JsonDifferential {
     /// The seed.
     pub seed: u64,
     /// Cases compared.
@@ -33,7 +33,7 @@ pub struct JsonReport {
     /// The cases answered after the timeout, within the grace period
     /// (spec `runner.slow`): `{op, side, cases, seconds, limit}`, the
     /// latest answer's seconds.
-    pub slow: Vec<JsonSlow>,
+    pub slow: Vec<JsonSlowCase>,
     /// Per op: the cases a side did not answer at all.
     pub hangs: BTreeMap<&'static str, u64>,
     /// Why the run ended early, if it did.
@@ -45,7 +45,7 @@ pub struct JsonReport {
 
 /// An op a side answered late.
 #[derive(Debug, Serialize)]
-pub struct JsonSlow {
+pub struct JsonSlowCase {
     /// The op.
     pub op: &'static str,
     /// `A` or `B`.
@@ -147,9 +147,9 @@ pub struct JsonExample {
 }
 
 impl Summary {
-    /// The run as a [`JsonReport`].
-    pub fn to_report(&self, plan: &Plan, seed: u64, elapsed: Duration) -> JsonReport {
-        JsonReport {
+    /// The run as a [`JsonDifferential`].
+    pub fn to_report(&self, plan: &Plan, seed: u64, elapsed: Duration) -> JsonDifferential {
+        JsonDifferential {
             seed,
             compared: self.cases,
             agree: self.agreed,
@@ -163,7 +163,7 @@ impl Summary {
             slow: self
                 .slow
                 .iter()
-                .map(|((op, side), (cases, latest))| JsonSlow {
+                .map(|((op, side), (cases, latest))| JsonSlowCase {
                     op,
                     side,
                     cases: *cases,

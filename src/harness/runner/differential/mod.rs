@@ -27,7 +27,8 @@ pub use case_loop::run;
 pub use classes::{Class, CASES_KEPT};
 pub use comparison::{compare, Mismatch};
 pub use json_report::{
-    JsonClass, JsonExample, JsonReport, JsonSlow, NotCompared, NotImplemented, OpCount, OpReason,
+    JsonClass, JsonDifferential, JsonExample, JsonSlowCase, NotCompared, NotImplemented, OpCount,
+    OpReason,
 };
 pub use normalize::normalize;
 pub use options::{Options, Progress};

@@ -8,7 +8,7 @@ use super::isolation::Isolated;
 use super::minimize;
 use super::options::Options;
 use super::plan::{PlannedOp, Scope};
-use super::sides::{Sides, Verdict};
+use super::sides::{CaseVerdict, Sides};
 use crate::harness::runner::causes::Cause;
 use crate::js::json::Json;
 use proptest::strategy::ValueTree;
@@ -84,7 +84,7 @@ impl<'s, 'r> Shrinking<'s, 'r> {
     /// runner.differential.classes).
     fn same(&mut self, op: &str, candidate: &Json, kind: Option<&str>) -> Option<Mismatch> {
         match self.sides.ask(op, self.scope, candidate) {
-            Verdict::Disagree(found) => {
+            CaseVerdict::Disagree(found) => {
                 let found = self.sides.trace(op, candidate, *found);
                 let same_kind = kind.is_none_or(|kind| kind == found.signature.kind);
                 (found.signature.cause == self.target && same_kind).then_some(found)

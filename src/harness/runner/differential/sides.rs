@@ -15,7 +15,7 @@ use crate::protocol::wire::{Outcome, UNSUPPORTED};
 use proptest::strategy::ValueTree;
 
 /// How one request came out.
-pub(super) enum Verdict {
+pub(super) enum CaseVerdict {
     Agree,
     Disagree(Box<Mismatch>),
     /// The request needs, or an answer holds, what one side lacks a
@@ -81,9 +81,9 @@ impl<'r> Sides<'r> {
     }
 
     /// Asks both `op` with `input`, compared within `scope`.
-    pub(super) fn ask(&mut self, op: &str, scope: Scope, input: &Json) -> Verdict {
+    pub(super) fn ask(&mut self, op: &str, scope: Scope, input: &Json) -> CaseVerdict {
         if let Some(why) = self.beyond_the_contract(op, input) {
-            return Verdict::Beyond(why);
+            return CaseVerdict::Beyond(why);
         }
         let answer_a = self.a.call(op, input);
         let (stderr_a, slow_a) = (self.a.take_stderr(), self.a.take_slow());
@@ -99,7 +99,7 @@ impl<'r> Sides<'r> {
         }
         let unsupported = |answer: &Result<Outcome, String>| matches!(answer, Ok(Outcome::Error { code, .. }) if code == UNSUPPORTED);
         if unsupported(&answer_a) || unsupported(&answer_b) {
-            return Verdict::NotImplemented {
+            return CaseVerdict::NotImplemented {
                 by_b: !unsupported(&answer_a),
             };
         }
@@ -109,13 +109,13 @@ impl<'r> Sides<'r> {
         if !self.plan.lone_surrogates
             && (holds_lone_surrogate(&answer_a) || holds_lone_surrogate(&answer_b))
         {
-            return Verdict::Beyond(format!(
+            return CaseVerdict::Beyond(format!(
                 "an answer holds a lone surrogate (the capability {LONE_SURROGATES} is not declared by both)"
             ));
         }
         match compare(op, scope, answer_a, answer_b, [&stderr_a, &stderr_b]) {
-            Some(mismatch) => Verdict::Disagree(Box::new(mismatch)),
-            None => Verdict::Agree,
+            Some(mismatch) => CaseVerdict::Disagree(Box::new(mismatch)),
+            None => CaseVerdict::Agree,
         }
     }
 

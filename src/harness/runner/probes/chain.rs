@@ -4,6 +4,7 @@
 
 use super::questions::Probe;
 use crate::harness::runner::causes::{self, Cause, Side};
+use crate::harness::runner::diff::{show_answer, Shown};
 use crate::js::json::{self, Json};
 use crate::protocol::wire::Outcome;
 
@@ -78,8 +79,11 @@ impl ProbeStep {
             } else {
                 "answers"
             },
-            shortened(&show(&self.actual)),
-            shortened(&show(&Ok(self.expected.clone())))
+            shortened(&show_answer(
+                self.actual.as_ref().map_err(String::as_str),
+                Shown::Brief
+            )),
+            shortened(&show_answer(Ok(&self.expected), Shown::Brief))
         )
     }
 
@@ -173,15 +177,6 @@ impl Chain {
             text.push_str(&step.op);
         }
         format!("{text} fails because {}", self.lowest().describe())
-    }
-}
-
-/// An answer on one line, as reports show it.
-fn show(answer: &Result<Outcome, String>) -> String {
-    match answer {
-        Ok(Outcome::Output(output)) => json::to_ascii(output),
-        Ok(Outcome::Error { code, .. }) => format!("error {code}"),
-        Err(problem) => format!("protocol failure: {problem}"),
     }
 }
 

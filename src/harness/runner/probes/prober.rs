@@ -39,7 +39,7 @@ pub struct Failure<'a> {
 
 /// The two sides a failure's probes are asked of: the expected one (the
 /// reference, or side A in `differential`) and the implementation.
-type Sides<'a> = [&'a mut dyn Implementation; 2];
+type Pair<'a> = [&'a mut dyn Implementation; 2];
 
 /// Sends a run's probes and keeps their answers (spec `runner.probes`).
 pub struct Prober {
@@ -213,7 +213,7 @@ impl Prober {
     /// what the substituted run does not reproduce keeps its own causes.
     fn explain(
         &mut self,
-        sides: &mut Sides,
+        sides: &mut Pair,
         failure: Failure<'_>,
         depth: usize,
         budget: &mut usize,
@@ -340,7 +340,7 @@ impl Prober {
     /// when no failing probe is of an explaining op.
     fn traced(
         &mut self,
-        sides: &mut Sides,
+        sides: &mut Pair,
         failing: &[ProbeStep],
         explaining: &[&'static str],
         depth: usize,
@@ -466,7 +466,7 @@ impl Prober {
     /// reproduce the implementation's whole answer.
     fn failing_probes(
         &mut self,
-        sides: &mut Sides,
+        sides: &mut Pair,
         failure: Failure<'_>,
         own: &Outcome,
         budget: &mut usize,
@@ -514,7 +514,7 @@ impl Prober {
     /// otherwise than the expected side. A probe the expected side cannot
     /// answer proves nothing; nor does one whose expected answer needs a
     /// capability not declared (a lone surrogate decoded from an escape).
-    fn ask(&mut self, sides: &mut Sides, probe: &Probe, key: String) -> Option<ProbeStep> {
+    fn ask(&mut self, sides: &mut Pair, probe: &Probe, key: String) -> Option<ProbeStep> {
         let [expected_side, actual_side] = sides;
         let expected = self
             .expected

@@ -208,7 +208,7 @@ fn format(input: &Json, own: &Outcome, lower: &mut Answers) -> Option<Outcome> {
 }
 
 /// Why a composition stopped inside the mention scanner.
-enum Stopped {
+enum ScanStopped {
     /// A lower answer was an error: the composition answers it.
     Failed(Outcome),
     /// A lower answer could not be had.
@@ -231,14 +231,14 @@ fn parse(input: &Json, own: &Outcome, lower: &mut Answers) -> Option<Outcome> {
                 *slot = id;
                 Ok(())
             }
-            Some(error @ Outcome::Error { .. }) => Err(Stopped::Failed(error)),
-            _ => Err(Stopped::Unknown),
+            Some(error @ Outcome::Error { .. }) => Err(ScanStopped::Failed(error)),
+            _ => Err(ScanStopped::Unknown),
         }
     });
     match parsed {
         Ok(parsed) => Some(Outcome::Output(dispatch::parsed_json(parsed))),
-        Err(Stopped::Failed(error)) => Some(error),
-        Err(Stopped::Unknown) => None,
+        Err(ScanStopped::Failed(error)) => Some(error),
+        Err(ScanStopped::Unknown) => None,
     }
 }
 

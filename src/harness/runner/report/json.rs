@@ -37,7 +37,7 @@ pub struct JsonReport {
     /// Which implementation answered.
     pub implementation: Subject,
     /// Counts of the run.
-    pub summary: Summary,
+    pub summary: JsonSummary,
     /// Skips by reason.
     pub skipped: SkipCounts,
     /// Rules cited by failures, most failures first.
@@ -76,7 +76,7 @@ pub struct JsonSlow {
 
 /// `{passed, failed, skipped, probes}`.
 #[derive(Debug, Serialize)]
-pub struct Summary {
+pub struct JsonSummary {
     /// Vectors that passed.
     pub passed: usize,
     /// Vectors that failed.
@@ -303,7 +303,7 @@ pub fn to_json(
     JsonReport {
         suite,
         implementation,
-        summary: Summary {
+        summary: JsonSummary {
             passed: report.passed(),
             failed: report.failed(),
             skipped: report.skipped(),

@@ -27,7 +27,7 @@ pub use human::{
 };
 pub use json::{
     actual_json, raw, to_json, BaselineSummary, JsonCost, JsonDifference, JsonFailure, JsonPoint,
-    JsonProbe, JsonReport, JsonResult, JsonSlow, SkipCounts, Subject, Summary,
+    JsonProbe, JsonReport, JsonResult, JsonSlow, JsonSummary, SkipCounts, Subject,
 };
 pub use junit::to_junit;
 pub use rules::{failing_rules, is_behaviour_rule, RuleCount};

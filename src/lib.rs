@@ -19,8 +19,10 @@
 //! | a CI job checking a port | `cargo install dsh-session-reference` | the `dsh-session-reference` binary: the conformance suite (embedded), `differential`, baselines and reports |
 //!
 //! The default feature `harness` adds the conformance harness (`harness`
-//! module: runner, differential, strategies, fuzz checks) and the command
-//! line; the reference never depends on it.
+//! module: runner, differential, strategies) and the command line; the
+//! feature `checks` (part of `harness`) adds the `checks` module, the
+//! properties the fuzz targets assert. The reference never depends on
+//! either.
 //!
 //! Strings are JavaScript strings ([`JsString`], UTF-16 code units with lone
 //! surrogates allowed); JSON is read and written exactly ([`Json`], members in
@@ -135,11 +137,13 @@
 #![deny(missing_docs)]
 #![warn(clippy::print_stdout)]
 
+#[cfg(feature = "checks")]
+pub mod checks;
 pub mod config;
 pub mod discovery;
 pub mod error;
 pub mod features;
-#[cfg(feature = "checks")]
+#[cfg(feature = "harness")]
 pub mod harness;
 pub mod js;
 pub mod mention;

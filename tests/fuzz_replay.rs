@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use dsh_session_reference::harness::checks;
+use dsh_session_reference::checks;
 
 /// The regular files directly inside `dir`, sorted by name.
 fn files_in(dir: &Path) -> Vec<PathBuf> {

@@ -30,9 +30,9 @@
 //!
 //! Failing cases are saved to `tests/retention_model.proptest-regressions`.
 
+use dsh_session_reference::checks::retention_model as model;
 use dsh_session_reference::config::{Config, NoModels};
 use dsh_session_reference::features::Features;
-use dsh_session_reference::harness::checks::retention_model as model;
 use dsh_session_reference::js::json;
 use dsh_session_reference::prepare::{self, Agent, Services};
 use dsh_session_reference::projection;
@@ -60,7 +60,7 @@ fn config(cases: u32) -> ProptestConfig {
 // The fast implementation, rendered
 // ---------------------------------------------------------------------------
 
-use dsh_session_reference::harness::checks::fast_retain as fast;
+use dsh_session_reference::checks::fast_retain as fast;
 
 // ---------------------------------------------------------------------------
 // Strategies: snapshots as JSON text

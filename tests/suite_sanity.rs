@@ -2,7 +2,7 @@
 //! match, vector files are well-formed and canonical, and no two vectors ask
 //! the same question.
 
-use dsh_session_reference::harness::checks::{known_op, known_op_count};
+use dsh_session_reference::checks::{known_op, known_op_count};
 use dsh_session_reference::harness::runner::vectors::{
     required_capabilities, Expect, Suite, Vector,
 };

@@ -11,5 +11,5 @@ fuzz_target!(|data: &[u8]| {
     if data.len() > MAX_INPUT_BYTES {
         return;
     }
-    dsh_session_reference::harness::checks::mention_parse(data);
+    dsh_session_reference::checks::mention_parse(data);
 });

@@ -13,5 +13,5 @@ fuzz_target!(|data: &[u8]| {
     if data.len() > MAX_INPUT_BYTES {
         return;
     }
-    dsh_session_reference::harness::checks::prepare_snapshot(data);
+    dsh_session_reference::checks::prepare_snapshot(data);
 });

@@ -12,5 +12,5 @@ fuzz_target!(|data: &[u8]| {
     if data.len() > MAX_INPUT_BYTES {
         return;
     }
-    dsh_session_reference::harness::checks::retain_differential(data);
+    dsh_session_reference::checks::retain_differential(data);
 });

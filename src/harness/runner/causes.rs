@@ -19,7 +19,7 @@
 //! as such.
 
 use super::json_path::Step;
-use super::members::{case_style, fold_case, has, same_name};
+use super::members::{fold_case, list_edit, ListEdit};
 use super::ops::family;
 use crate::js::json::{self, Json};
 use crate::js::{first_lone_surrogate, is_js_whitespace, JsString};
@@ -269,12 +269,6 @@ pub fn order_of_checks_cause() -> Cause {
 
 const INVALID_CONFIG: &str = "SESSION_REFERENCE_INVALID_CONFIG";
 const CANCELLED: &str = "SESSION_REFERENCE_CANCELLED";
-
-/// Objects whose members with integer-like keys are placed otherwise than
-/// JavaScript places them, or that such a key changes the answer for: how
-/// a port's object model orders keys, one cause wherever it shows (spec
-/// `runner.causes`, `runner.differential.classes`).
-pub const INDEX_KEYS: &str = "objects with integer-like keys";
 
 /// The other reading of a failure, when it has one: an error with another
 /// code than the expected one is the expected error not raised (its
@@ -535,26 +529,9 @@ enum EditKind {
         expected: RunClass,
         actual: RunClass,
     },
-    /// Members renamed by a change of case style.
-    Renamed {
-        from: &'static str,
-        to: &'static str,
-    },
-    /// The same members, in the same order but for those whose keys are
-    /// canonical array indices, which JavaScript writes first, ascending.
-    IndexKeysPlaced,
-    /// A member the expected value has and the actual lacks.
-    MemberMissing(String),
-    /// A member the actual value has and the expected lacks.
-    MemberExtra(String),
-    /// `null` written as a member's value where the expected value has
-    /// another value or no such member: one cause whatever upstream wrote
-    /// there (a port's absent value written as `null`).
-    NullWritten(String),
-    /// A member written under another name (not a case-style change).
-    MemberReplaced { expected: String, actual: String },
-    /// The same members in another order.
-    MembersReordered,
+    /// The member lists differ ([`ListEdit`], in its order of telling), or
+    /// `null` is written where the expected value has another.
+    Members(ListEdit),
     /// Items added, removed or reordered, or several items changed by
     /// different causes.
     Items,
@@ -586,8 +563,7 @@ impl EditKind {
             self,
             EditKind::Escape { .. }
                 | EditKind::ClassReplaced { .. }
-                | EditKind::Renamed { .. }
-                | EditKind::IndexKeysPlaced
+                | EditKind::Members(ListEdit::Renamed { .. } | ListEdit::IndexKeysPlaced)
                 | EditKind::NumberSpelled
                 | EditKind::JsonSpelled
         )
@@ -595,14 +571,7 @@ impl EditKind {
 
     /// Edits named by where they are (their locus).
     fn has_locus(&self) -> bool {
-        !self.is_global()
-            && !matches!(
-                self,
-                EditKind::MemberMissing(_)
-                    | EditKind::MemberExtra(_)
-                    | EditKind::NullWritten(_)
-                    | EditKind::MemberReplaced { .. }
-            )
+        !self.is_global() && !matches!(self, EditKind::Members(edit) if edit.names_its_member())
     }
 }
 
@@ -614,15 +583,7 @@ impl fmt::Display for EditKind {
             EditKind::ClassReplaced { expected, actual } => {
                 write!(f, "{expected} replaced by {actual}")
             }
-            EditKind::Renamed { from, to } => write!(f, "members renamed {from} → {to}"),
-            EditKind::MemberMissing(key) => write!(f, "member {key} missing"),
-            EditKind::MemberExtra(key) => write!(f, "member {key} extra"),
-            EditKind::NullWritten(key) => write!(f, "null written at {key}"),
-            EditKind::MemberReplaced { expected, actual } => {
-                write!(f, "member {expected} written as {actual}")
-            }
-            EditKind::IndexKeysPlaced => f.write_str(INDEX_KEYS),
-            EditKind::MembersReordered => f.write_str("members reordered"),
+            EditKind::Members(edit) => edit.fmt(f),
             EditKind::Items => f.write_str("items differ"),
             EditKind::Whitespace { trimmed: true } => f.write_str("whitespace trimmed"),
             EditKind::Whitespace { trimmed: false } => f.write_str("whitespace padded"),
@@ -728,7 +689,7 @@ fn collect(path: &mut Vec<Step>, expected: &Json, actual: &Json, found: &mut Vec
                 _ => None,
             };
             let kind = match (y, member) {
-                (Json::Null, Some(name)) => EditKind::NullWritten(name),
+                (Json::Null, Some(name)) => EditKind::Members(ListEdit::NullWritten(name)),
                 _ => EditKind::Type {
                     expected: type_name(x),
                     actual: type_name(y),
@@ -747,7 +708,7 @@ fn object_edits(
     y: &[(JsString, Json)],
     found: &mut Vec<Found>,
 ) {
-    let Some(kind) = member_edit(x, y) else {
+    let Some(edit) = list_edit(x, y) else {
         for ((key, a), (_, b)) in x.iter().zip(y) {
             path.push(Step::Member(key.clone()));
             collect(path, a, b, found);
@@ -758,7 +719,7 @@ fn object_edits(
     // Every edit counts: the members both have are compared too, a member
     // renamed in another case style with its new name, so another change
     // under a reordered or renamed object still shows.
-    found.push(Found::at(path, kind));
+    found.push(Found::at(path, EditKind::Members(edit)));
     let theirs: HashMap<&[u16], &Json> =
         y.iter().map(|(key, value)| (key.units(), value)).collect();
     let folded: HashMap<String, &Json> = y
@@ -775,56 +736,6 @@ fn object_edits(
             path.pop();
         }
     }
-}
-
-/// The edit of two objects' member lists, `None` when both have the same
-/// keys in the same order.
-fn member_edit(expected: &[(JsString, Json)], actual: &[(JsString, Json)]) -> Option<EditKind> {
-    let same_keys = expected.len() == actual.len()
-        && expected
-            .iter()
-            .zip(actual)
-            .all(|((a, _), (b, _))| a.units() == b.units());
-    if same_keys {
-        return None;
-    }
-    let missing: Vec<&JsString> = expected
-        .iter()
-        .filter(|(key, _)| !has(actual, key))
-        .map(|(key, _)| key)
-        .collect();
-    let extra: Vec<(&JsString, &Json)> = actual
-        .iter()
-        .filter(|(key, _)| !has(expected, key))
-        .map(|(key, value)| (key, value))
-        .collect();
-    let without_indices = |members: &[(JsString, Json)]| -> Vec<Vec<u16>> {
-        members
-            .iter()
-            .map(|(key, _)| key.units().to_vec())
-            .filter(|key| crate::js::json::array_index(key).is_none())
-            .collect()
-    };
-    let only_extra_is_null = matches!(extra.as_slice(), [(_, Json::Null)]);
-    let first_extra = extra.first().map(|(came, _)| *came);
-    Some(match (missing.first().copied(), first_extra) {
-        (None, None) if without_indices(expected) == without_indices(actual) => {
-            EditKind::IndexKeysPlaced
-        }
-        (None, None) => EditKind::MembersReordered,
-        (Some(gone), Some(came)) if same_name(gone, came) => EditKind::Renamed {
-            from: case_style(&gone.to_string_lossy()),
-            to: case_style(&came.to_string_lossy()),
-        },
-        (Some(gone), Some(came)) => EditKind::MemberReplaced {
-            expected: gone.to_string_lossy(),
-            actual: came.to_string_lossy(),
-        },
-        (Some(gone), None) => EditKind::MemberMissing(gone.to_string_lossy()),
-        // The one extra member, every other there, holds `null`.
-        (None, Some(came)) if only_extra_is_null => EditKind::NullWritten(came.to_string_lossy()),
-        (None, Some(came)) => EditKind::MemberExtra(came.to_string_lossy()),
-    })
 }
 
 /// Arrays of other lengths, or the same items in another order, are one

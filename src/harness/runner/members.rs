@@ -1,11 +1,13 @@
 //! Members of two objects, name by name (spec `runner.causes`,
 //! `runner.probes`): which names one side lacks, one name in two case
-//! styles, and the member edits an implementation makes to every answer of
-//! an op. The cause model names these edits; probing learns them and makes
-//! them to the reference's answers.
+//! styles, how two member lists differ ([`ListEdit`], which the cause
+//! model names) and the member edits an implementation makes to every
+//! answer of an op ([`MemberEdit`], which probing learns and makes to the
+//! reference's answers).
 
-use crate::js::json::Json;
+use crate::js::json::{array_index, Json};
 use crate::js::JsString;
+use std::fmt;
 
 /// A name without separators, lower-cased: `originalMessages`,
 /// `original_messages` and `original-messages` fold alike.
@@ -167,4 +169,123 @@ pub fn apply_edits(value: &Json, edits: &[MemberEdit]) -> Json {
         }
         other => other.clone(),
     }
+}
+
+/// Objects whose members with integer-like keys are placed otherwise than
+/// JavaScript places them, or that such a key changes the answer for: how
+/// a port's object model orders keys, one cause wherever it shows (spec
+/// `runner.causes`, `runner.differential.classes`).
+pub const INDEX_KEYS: &str = "objects with integer-like keys";
+
+/// How two objects' member lists differ (spec `runner.causes`), most
+/// telling first.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ListEdit {
+    /// Members renamed by a change of case style.
+    Renamed {
+        /// The expected names' style.
+        from: &'static str,
+        /// The actual names' style.
+        to: &'static str,
+    },
+    /// The same members, in the same order but for those whose keys are
+    /// canonical array indices, which JavaScript writes first, ascending.
+    IndexKeysPlaced,
+    /// A member the expected value has and the actual lacks.
+    Missing(String),
+    /// A member the actual value has and the expected lacks.
+    Extra(String),
+    /// `null` written as a member's value where the expected value has
+    /// another value or no such member: one cause whatever upstream wrote
+    /// there (a port's absent value written as `null`).
+    NullWritten(String),
+    /// A member written under another name (not a case-style change).
+    Replaced {
+        /// The expected name.
+        expected: String,
+        /// The name written.
+        actual: String,
+    },
+    /// The same members in another order.
+    Reordered,
+}
+
+impl ListEdit {
+    /// Whether the edit names its member, and so is one cause wherever
+    /// the member is.
+    pub fn names_its_member(&self) -> bool {
+        matches!(
+            self,
+            ListEdit::Missing(_)
+                | ListEdit::Extra(_)
+                | ListEdit::NullWritten(_)
+                | ListEdit::Replaced { .. }
+        )
+    }
+}
+
+impl fmt::Display for ListEdit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ListEdit::Renamed { from, to } => write!(f, "members renamed {from} → {to}"),
+            ListEdit::Missing(key) => write!(f, "member {key} missing"),
+            ListEdit::Extra(key) => write!(f, "member {key} extra"),
+            ListEdit::NullWritten(key) => write!(f, "null written at {key}"),
+            ListEdit::Replaced { expected, actual } => {
+                write!(f, "member {expected} written as {actual}")
+            }
+            ListEdit::IndexKeysPlaced => f.write_str(INDEX_KEYS),
+            ListEdit::Reordered => f.write_str("members reordered"),
+        }
+    }
+}
+
+/// How two objects' member lists differ, `None` when both have the same
+/// keys in the same order.
+pub fn list_edit(expected: &[(JsString, Json)], actual: &[(JsString, Json)]) -> Option<ListEdit> {
+    let same_keys = expected.len() == actual.len()
+        && expected
+            .iter()
+            .zip(actual)
+            .all(|((a, _), (b, _))| a.units() == b.units());
+    if same_keys {
+        return None;
+    }
+    let missing = expected.iter().find(|(key, _)| !has(actual, key));
+    let extra: Vec<&(JsString, Json)> = actual
+        .iter()
+        .filter(|(key, _)| !has(expected, key))
+        .collect();
+    let without_indices = |members: &[(JsString, Json)]| -> Vec<Vec<u16>> {
+        members
+            .iter()
+            .map(|(key, _)| key.units().to_vec())
+            .filter(|key| array_index(key).is_none())
+            .collect()
+    };
+    let only_extra_is_null = matches!(extra.as_slice(), [(_, Json::Null)]);
+    let name = |key: &JsString| key.to_string_lossy();
+    Some(
+        match (
+            missing.map(|(key, _)| key),
+            extra.first().map(|(key, _)| key),
+        ) {
+            (None, None) if without_indices(expected) == without_indices(actual) => {
+                ListEdit::IndexKeysPlaced
+            }
+            (None, None) => ListEdit::Reordered,
+            (Some(gone), Some(came)) if same_name(gone, came) => ListEdit::Renamed {
+                from: case_style(&name(gone)),
+                to: case_style(&name(came)),
+            },
+            (Some(gone), Some(came)) => ListEdit::Replaced {
+                expected: name(gone),
+                actual: name(came),
+            },
+            (Some(gone), None) => ListEdit::Missing(name(gone)),
+            // The one extra member, every other there, holds `null`.
+            (None, Some(came)) if only_extra_is_null => ListEdit::NullWritten(name(came)),
+            (None, Some(came)) => ListEdit::Extra(name(came)),
+        },
+    )
 }

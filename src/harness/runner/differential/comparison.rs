@@ -9,6 +9,7 @@ use super::signature::{self, Signature};
 use crate::harness::runner::adapter::is_hang;
 use crate::harness::runner::causes::{self, Cause};
 use crate::harness::runner::diff;
+use crate::harness::runner::members;
 use crate::harness::runner::ops;
 use crate::harness::runner::probes::Chain;
 use crate::protocol::wire::Outcome;
@@ -99,7 +100,7 @@ impl Mismatch {
         self.signature.cause = if irregularity.index_key {
             Cause {
                 family: None,
-                edit: causes::INDEX_KEYS.to_owned(),
+                edit: members::INDEX_KEYS.to_owned(),
             }
         } else {
             Cause {

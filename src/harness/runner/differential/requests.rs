@@ -1,6 +1,6 @@
 //! Random protocol requests for the `differential` command, one strategy
 //! per op, drawn from the same strategies as the property tests
-//! ([`crate::harness::strategies`]) and the fuzz targets ([`crate::harness::checks::draw`]).
+//! ([`crate::harness::strategies`]) and the fuzz targets ([`crate::checks::draw`]).
 //!
 //! A strategy builds the op's `input` object. [`Scope`] says which
 //! behaviours the two implementations both have and which they differ in:
@@ -12,9 +12,7 @@
 //! [`Reach`] says what else both declare (features of our own decisions,
 //! the capability `optional-seq`); requests stay inside it.
 
-use crate::harness::checks::draw::{
-    self, BudgetChoice, Draw, PrepareCase, SpillChoice, Stored, AGENT_ID,
-};
+use crate::checks::draw::{self, BudgetChoice, Draw, PrepareCase, SpillChoice, Stored, AGENT_ID};
 use crate::harness::strategies::{
     deep_value, edged_label, finite_number, js_units, json_tree, near_uri, nested, short_text,
     text, units,

@@ -19,8 +19,8 @@ use super::questions::{
     prompt_data, reference_answer, remote_listing, retain_question, spelled_id, Answers, Probe,
     UNBOUNDED,
 };
+use crate::checks::retention_model::{self, ProjectedItem};
 use crate::features::Features;
-use crate::harness::checks::retention_model::{self, ProjectedItem};
 use crate::harness::runner::members::without;
 use crate::js::json::Json;
 use crate::js::JsString;

@@ -151,6 +151,7 @@ pub mod pre_step;
 pub mod prepare;
 pub mod projection;
 pub mod protocol;
+pub mod reach;
 pub mod retention;
 pub mod spill;
 pub mod surface;

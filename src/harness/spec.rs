@@ -89,6 +89,48 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
     rules().get(id)
 }
 
+/// The spec files whose rules the reference decides (spec
+/// `conformance.reach`): each such rule has a reach point, or is decided
+/// in prose ([`decided_in_prose`]).
+pub const REFERENCE_AREAS: &[&str] = &[
+    "uri.md",
+    "mention.md",
+    "json.md",
+    "surface.md",
+    "projection.md",
+    "retention.md",
+    "config.md",
+    "prepare.md",
+    "pre-step.md",
+    "candidates.md",
+    "files.md",
+    "wire.md",
+];
+
+/// The rules of the reference's areas decided in prose, with why: the
+/// rows `` | `rule.id` | reason | `` of the table after the heading
+/// `Rules decided in prose` in `conformance.md` (spec
+/// `conformance.reach`).
+pub fn decided_in_prose() -> BTreeMap<&'static str, &'static str> {
+    let text = SPEC_FILES
+        .iter()
+        .find(|(file, _)| *file == "conformance.md")
+        .map_or("", |(_, text)| text);
+    let Some(table) = text.split("Rules decided in prose").nth(1) else {
+        return BTreeMap::new();
+    };
+    table
+        .lines()
+        .skip_while(|line| !line.starts_with('|'))
+        .take_while(|line| line.starts_with('|'))
+        .filter_map(|line| {
+            let mut cells = line.trim_matches('|').split('|').map(str::trim);
+            let id = cells.next()?.strip_prefix('`')?.strip_suffix('`')?;
+            Some((id, cells.next()?))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

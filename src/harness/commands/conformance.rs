@@ -16,7 +16,9 @@ use crate::harness::runner::adapter::{
 };
 use crate::harness::runner::report::{BaselineSummary, CauseCount, Subject};
 use crate::harness::runner::vectors::{Suite, Vector};
-use crate::harness::runner::{self, baseline, report, Report, Selection, Status, VectorResult};
+use crate::harness::runner::{
+    self, baseline, report, rule_reach, Report, Selection, Status, VectorResult,
+};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -351,7 +353,7 @@ impl<'a> Pipeline<'a> {
                         .map(|(_, cost)| cost.input(cost.start))
                 })
         };
-        let json_report = report::to_json(
+        let mut json_report = report::to_json(
             &findings.report,
             findings.causes,
             suite.version.clone(),
@@ -359,6 +361,14 @@ impl<'a> Pipeline<'a> {
             findings.compared,
             &inputs,
             &self.base,
+        );
+        let ran = findings
+            .report
+            .results
+            .iter()
+            .filter(|result| matches!(result.status, Status::Passed | Status::Failed(_)));
+        json_report.reach = rule_reach::by_rule(
+            ran.filter_map(|result| suite.find(&result.id).map(|(_, vector)| vector)),
         );
         let text = serde_json::to_string(&json_report).map_err(|error| {
             eprintln!("cannot write the JSON report: {error}");

@@ -156,6 +156,7 @@ fn differential(args: &DifferentialArgs) -> Result<Exit, Exit> {
     if human {
         say_classes(&summary, args.max_classes);
         say_counts(&summary);
+        say_coverage(&summary);
     } else {
         say_json(&summary, &plan, args.seed, started.elapsed())?;
     }
@@ -437,6 +438,19 @@ fn say_counts(summary: &Summary) {
     }
     say!("{}", summary.line());
     say!("classes {}", summary.classes.len());
+}
+
+/// The rules the run could reach that no case reached (spec
+/// `runner.differential.guided`), when there are any.
+fn say_coverage(summary: &Summary) {
+    let unreached = summary.coverage.unreached();
+    if !unreached.is_empty() {
+        say!(
+            "rules the vectors reach and no case did ({}): {}",
+            unreached.len(),
+            unreached.join(", ")
+        );
+    }
 }
 
 /// Unusable when a side died; else success when both agreed on every case

@@ -15,6 +15,7 @@ pub mod ops;
 pub mod probes;
 pub mod readings;
 pub mod report;
+pub mod rule_reach;
 pub mod vectors;
 
 use crate::features::{self, Declared, Features};

@@ -5,6 +5,7 @@
 use super::classes::{merge_other_readings, Class};
 use super::comparison::Mismatch;
 use super::draws::Draws;
+use super::guide::{self, Guide};
 use super::isolation::{self, Isolated};
 use super::options::{Options, Progress};
 use super::plan::{Plan, PlannedOp};
@@ -39,6 +40,7 @@ pub fn run(
         plan,
         options,
         draws,
+        guide: Guide::new(plan, &options.seeds, options.seed),
         sides: Sides::new(plan, a, b),
         summary: Summary::default(),
         index: HashMap::new(),
@@ -52,6 +54,7 @@ struct CaseLoop<'r> {
     plan: &'r Plan,
     options: &'r Options<'r>,
     draws: Draws<'r>,
+    guide: Guide<'r>,
     sides: Sides<'r>,
     summary: Summary,
     /// Each class's place in the summary, by its cause.
@@ -60,22 +63,37 @@ struct CaseLoop<'r> {
 }
 
 impl<'r> CaseLoop<'r> {
-    /// Every case in turn, until they run out or the run stops.
+    /// Every case in turn, drawn, ordered, then guided (at most a
+    /// quarter as many as drawn), until they run out or the run stops.
     fn run(mut self, mut on_progress: impl FnMut(&Progress)) -> Summary {
-        for case in 0..self.draws.total() {
+        let drawn = self.draws.total();
+        let guided = drawn..drawn + self.options.cases / 4;
+        for case in (0..drawn).chain(guided) {
             if let Some(stopped) = self.stops_before() {
                 self.summary.stopped = Some(stopped);
                 break;
             }
-            if !self.case(case) {
+            let next = if case < drawn {
+                self.drawn(case)
+            } else {
+                let counts = &self.summary.coverage.reached;
+                match self.guide.aim(case, counts) {
+                    Some(aimed) if self.summary.keeps_out_after_hangs(aimed.planned.op) => None,
+                    Some(aimed) => Some((aimed.planned, aimed.tree)),
+                    None => break,
+                }
+            };
+            let Some((planned, mut tree)) = next else {
                 continue;
-            }
+            };
+            self.case(case, planned, &mut *tree);
             on_progress(&self.progress(case));
             if let Some(stopped) = self.stops_after() {
                 self.summary.stopped = Some(stopped);
                 break;
             }
         }
+        self.summary.coverage.reachable = self.guide.reachable();
         merge_other_readings(&mut self.summary.classes);
         self.summary
     }
@@ -110,18 +128,22 @@ impl<'r> CaseLoop<'r> {
             .then_some(Stopped::FirstClass)
     }
 
-    /// Sends case number `case` and counts what it shows; `false` when it
-    /// was not sent (its op hung too often, or nothing could be drawn).
-    fn case(&mut self, case: u64) -> bool {
+    /// Drawn case number `case`: its op and value tree, or `None` when it
+    /// is not sent (its op hung too often, or nothing could be drawn).
+    #[allow(clippy::type_complexity)]
+    fn drawn(&mut self, case: u64) -> Option<(&'r PlannedOp, Box<dyn ValueTree<Value = Json>>)> {
         let planned = self.draws.planned(case);
         if self.summary.keeps_out_after_hangs(planned.op) {
-            return false;
+            return None;
         }
+        Some((planned, self.draws.tree(case)?))
+    }
+
+    /// Sends case number `case` of `planned`, drawn by `tree`, and counts
+    /// what it shows.
+    fn case(&mut self, case: u64, planned: &'r PlannedOp, tree: &mut dyn ValueTree<Value = Json>) {
         self.sides.start_case();
-        let Some(mut tree) = self.draws.tree(case) else {
-            return false;
-        };
-        let input = self.sides.request(&*tree);
+        let input = self.sides.request(tree);
         *self.summary.drawn.entry(planned.op).or_default() += 1;
         let verdict = self.sides.ask(planned.op, planned.scope, &input);
         let late = std::mem::take(&mut self.sides.late);
@@ -132,14 +154,25 @@ impl<'r> CaseLoop<'r> {
             // is enough (spec runner.slow).
             self.sides.set_patient(false);
         }
+        if matches!(verdict, CaseVerdict::Agree | CaseVerdict::Disagree(_)) {
+            self.cover(planned, &input);
+        }
         if let Some(mismatch) = self.tally(planned.op, verdict) {
             let mismatch = self.sides.trace(planned.op, &input, *mismatch);
             let dynamic_inputs = self.plan.reach.dynamic_inputs;
             let isolated =
                 isolation::isolate(&mut self.sides, planned, input, mismatch, dynamic_inputs);
-            self.sort(case, planned, &mut *tree, isolated);
+            self.sort(case, planned, tree, isolated);
         }
-        true
+    }
+
+    /// Counts the rules a compared case of `planned` with `input` reached
+    /// on the reference, keeping it where it reached one first.
+    fn cover(&mut self, planned: &PlannedOp, input: &Json) {
+        let rules = guide::reached(planned.scope.both, planned.op, input);
+        let coverage = &mut self.summary.coverage;
+        self.guide.keep(planned, input, &rules, &coverage.reached);
+        coverage.count(&rules);
     }
 
     /// Counts how a case of `op` came out; the disagreement, when it is

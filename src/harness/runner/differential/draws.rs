@@ -141,7 +141,7 @@ fn ordered(drawn: &[Drawn<'_>], plan: &Plan, options: &Options) -> Vec<(usize, J
 
 /// The RNG of case `case` of a run seeded with `seed`: each case has its
 /// own stream, so a case reproduces alone and `--cases` only adds cases.
-fn case_rng(seed: u64, case: u64) -> TestRng {
+pub(super) fn case_rng(seed: u64, case: u64) -> TestRng {
     let mut bytes = [0u8; 32];
     let mut state = seed ^ case.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     for chunk in bytes.chunks_mut(8) {

@@ -3,6 +3,7 @@
 //! shrunk example.
 
 use super::classes::Class;
+use super::coverage::JsonCoverage;
 use super::plan::Plan;
 use super::summary::{Starved, Summary};
 use crate::harness::runner::report::{actual_json, raw};
@@ -36,6 +37,9 @@ pub struct JsonDifferential {
     pub slow: Vec<JsonSlowCase>,
     /// Per op: the cases a side did not answer at all.
     pub hangs: BTreeMap<&'static str, u64>,
+    /// The rules the compared cases reached, and those the run's ops can
+    /// reach that none did (spec `conformance.reach`).
+    pub coverage: JsonCoverage,
     /// Why the run ended early, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
@@ -172,6 +176,7 @@ impl Summary {
                 })
                 .collect(),
             hangs: self.hung.clone(),
+            coverage: self.coverage.to_report(),
             stopped: self.stopped.as_ref().map(ToString::to_string),
             seconds: elapsed.as_secs_f64(),
         }

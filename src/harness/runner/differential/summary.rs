@@ -3,6 +3,7 @@
 //! and why the run ended early.
 
 use super::classes::Class;
+use super::coverage::Coverage;
 use crate::harness::runner::adapter::{Slow, MAX_HANGS_PER_OP};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -58,6 +59,8 @@ pub struct Summary {
     pub hung: BTreeMap<&'static str, u64>,
     /// The classes, in the order they were found.
     pub classes: Vec<Class>,
+    /// The rules the compared cases reached (spec `conformance.reach`).
+    pub coverage: Coverage,
     /// Why the run ended early, if it did.
     pub stopped: Option<Stopped>,
 }

@@ -59,6 +59,9 @@ pub struct JsonReport {
     /// `runner.slow`); absent when none was.
     #[serde(rename = "notWaited", skip_serializing_if = "Vec::is_empty")]
     pub not_waited: Vec<String>,
+    /// Per rule, the vectors of the run that reached its decisions on the
+    /// reference (spec `conformance.reach`).
+    pub reach: BTreeMap<&'static str, Vec<String>>,
     /// One entry per vector, in suite order.
     pub results: Vec<JsonResult>,
 }
@@ -335,6 +338,7 @@ pub fn to_json(
             .not_waited()
             .map(|result| result.id.clone())
             .collect(),
+        reach: BTreeMap::new(),
         results: report
             .results
             .iter()

@@ -4,6 +4,7 @@ use crate::error::{Error, ErrorCode};
 use crate::features::Features;
 use crate::js::coerce::to_number;
 use crate::js::json::Json;
+use crate::reach;
 
 /// The hard maximum of references one message may carry.
 pub const MAX_REFERENCES: usize = 3;
@@ -69,18 +70,31 @@ impl Config {
     /// as JavaScript compares it (`config.fraction-type`).
     pub fn from_json(config: Option<&Json>, features: Features) -> Result<Config, Error> {
         let member = |name: &str| {
-            config
-                .and_then(|config| config.get(name))
-                .filter(|value| **value != Json::Null)
+            config.and_then(|config| config.get(name)).filter(|value| {
+                let present = **value != Json::Null;
+                if !present {
+                    reach::point("config.null-is-absent");
+                }
+                present
+            })
         };
         let integer = |name: &str, default: Option<u64>| -> Result<Option<u64>, Error> {
             match member(name) {
-                None => Ok(default),
-                Some(value) => positive_safe_integer(value).map(Some).ok_or_else(|| {
-                    invalid(format!(
-                        "session-reference: {name} must be a positive safe integer"
-                    ))
-                }),
+                None => {
+                    reach::point("config.defaults");
+                    Ok(default)
+                }
+                Some(value) => {
+                    reach::point("config.positive-integers");
+                    if !matches!(value, Json::Number(_)) {
+                        reach::point("config.wrong-type");
+                    }
+                    positive_safe_integer(value).map(Some).ok_or_else(|| {
+                        invalid(format!(
+                            "session-reference: {name} must be a positive safe integer"
+                        ))
+                    })
+                }
             }
         };
         let max_references = integer("maxReferences", Some(MAX_REFERENCES as u64))?.unwrap_or(3);
@@ -88,6 +102,9 @@ impl Config {
             integer("candidateLimit", Some(DEFAULT_CANDIDATE_LIMIT))?.unwrap_or(50);
         let fixed_default = (!features.automatic_budget).then_some(DEFAULT_MAX_REFERENCE_BYTES);
         let max_reference_bytes = integer("maxReferenceBytes", fixed_default)?;
+        if member("maxReferences").is_some() {
+            reach::point("config.max-references");
+        }
         if max_references > MAX_REFERENCES as u64 {
             return Err(invalid(
                 "session-reference: maxReferences must not exceed 3".to_owned(),
@@ -95,9 +112,21 @@ impl Config {
         }
         let reference_context_fraction = match member("referenceContextFraction") {
             _ if !features.context_fraction => DEFAULT_REFERENCE_CONTEXT_FRACTION,
-            None => DEFAULT_REFERENCE_CONTEXT_FRACTION,
-            Some(Json::Number(f)) => *f,
-            Some(_) if features.fraction_type => f64::NAN,
+            None => {
+                reach::point("config.defaults");
+                DEFAULT_REFERENCE_CONTEXT_FRACTION
+            }
+            Some(Json::Number(f)) => {
+                reach::point("config.fraction");
+                if features.fraction_type {
+                    reach::point("config.fraction-type");
+                }
+                *f
+            }
+            Some(_) if features.fraction_type => {
+                reach::point("config.fraction-type");
+                f64::NAN
+            }
             // Upstream compares (and later multiplies) the value as it is.
             Some(other) => to_number(Some(other)),
         };
@@ -150,19 +179,28 @@ pub fn budget(
     models: &dyn ModelCatalog,
 ) -> Result<u64, LookupFailed> {
     if let Some(fixed) = config.max_reference_bytes {
+        reach::point("prepare.budget.fixed");
         return Ok(fixed);
     }
     let Some((provider, model)) = route else {
+        reach::point("prepare.budget.automatic");
         return Ok(DEFAULT_MAX_REFERENCE_BYTES);
     };
     match models.capacity(provider, model) {
         Capacity::ContextWindow(tokens) => {
+            reach::point("prepare.budget.automatic");
             let bytes = (tokens * 4.0 * config.reference_context_fraction).floor();
             // `as` saturates; NaN (an infinite window times zero) becomes 0.
             Ok((bytes as u64).max(DEFAULT_MAX_REFERENCE_BYTES))
         }
-        Capacity::NoAdapter | Capacity::Unknown => Ok(DEFAULT_MAX_REFERENCE_BYTES),
-        Capacity::LookupFailed => Err(LookupFailed),
+        Capacity::NoAdapter | Capacity::Unknown => {
+            reach::point("prepare.budget.automatic");
+            Ok(DEFAULT_MAX_REFERENCE_BYTES)
+        }
+        Capacity::LookupFailed => {
+            reach::point("prepare.budget.lookup-failed");
+            Err(LookupFailed)
+        }
     }
 }
 

@@ -10,6 +10,7 @@ use crate::mention;
 use crate::prepare::{
     check_cancelled, normalize, read_all, reference_budget, render, Agent, Reference, Services,
 };
+use crate::reach;
 
 /// A direct user message whose text blocks carried references.
 struct Cited {
@@ -53,6 +54,7 @@ fn parse_message(message: &Json) -> Result<Option<(Json, Json)>, Failure> {
             .get("text")
             .and_then(Json::as_js_str)
             .ok_or_else(|| Failure::Internal("text block without a string text".to_owned()))?;
+        reach::point("pre-step.blocks");
         let parsed = mention::parse(text.units())?;
         references.extend(parsed.references.into_iter().map(|reference| {
             Json::object([
@@ -66,8 +68,10 @@ fn parse_message(message: &Json) -> Result<Option<(Json, Json)>, Failure> {
         ]));
     }
     if references.is_empty() {
+        reach::point("pre-step.pass-through");
         return Ok(None);
     }
+    reach::point("pre-step.rewrite");
     let Json::Object(members) = message else {
         return Err(Failure::Internal("message is not an object".to_owned()));
     };
@@ -128,12 +132,16 @@ pub fn pre_step_keeping_ids(
     services: &Services<'_>,
     keep_ids: bool,
 ) -> Result<Vec<Json>, Failure> {
+    // spec `pre-step.errors`: any failure fails the whole step.
+    let failed = |_: &Failure| reach::point("pre-step.errors");
     let mut parsed = Vec::new();
     for (index, message) in messages.iter().enumerate() {
         if is_direct_user(message)? {
-            if let Some(found) = parse_message(message)? {
+            if let Some(found) = parse_message(message).inspect_err(failed)? {
                 parsed.push((index, found));
             }
+        } else {
+            reach::point("pre-step.direct-only");
         }
     }
     // spec `pre-step.errors`, `prepare.cancel.stage`: without
@@ -146,8 +154,18 @@ pub fn pre_step_keeping_ids(
     let mut cited = Vec::with_capacity(parsed.len());
     let mut reads = Vec::with_capacity(parsed.len());
     for (index, (rewritten, references)) in parsed {
-        let references = normalize(agent, &references, config.max_references)?;
-        check_cancelled(services)?;
+        let references =
+            normalize(agent, &references, config.max_references).inspect_err(failed)?;
+        check_cancelled(services).inspect_err(|failure| {
+            failed(failure);
+            // Nothing is read before the first message's check: a later
+            // message's check fails only on a read an earlier one started.
+            if cited.is_empty() {
+                reach::point("prepare.cancel");
+            } else {
+                reach::point("prepare.cancel.stage");
+            }
+        })?;
         if reads_start_when_checked {
             reads.push(read_all(&references, services.reader));
         }
@@ -163,24 +181,33 @@ pub fn pre_step_keeping_ids(
     // (spec `prepare.cancel.stage`).
     let mut contexts = Vec::with_capacity(cited.len());
     if !cited.is_empty() {
-        let max_bytes = reference_budget(config, agent, services)?;
+        let max_bytes = reference_budget(config, agent, services).inspect_err(failed)?;
         if !reads_start_when_checked {
             reads = cited
                 .iter()
                 .map(|message| read_all(&message.references, services.reader))
                 .collect();
         }
-        check_cancelled(services)?;
+        check_cancelled(services).inspect_err(|failure| {
+            failed(failure);
+            reach::point("prepare.cancel.stage");
+        })?;
         for (message, reads) in cited.iter().zip(reads) {
-            contexts.push(render(
-                config,
-                agent,
-                &message.references,
-                reads?,
-                max_bytes,
-                services,
-            )?);
+            contexts.push(
+                render(
+                    config,
+                    agent,
+                    &message.references,
+                    reads.inspect_err(failed)?,
+                    max_bytes,
+                    services,
+                )
+                .inspect_err(failed)?,
+            );
         }
+    }
+    if keep_ids {
+        reach::point("pre-step.ids");
     }
     let mut out = Vec::with_capacity(messages.len() + contexts.len());
     let mut next = cited.iter().zip(&contexts).peekable();
@@ -188,6 +215,7 @@ pub fn pre_step_keeping_ids(
         match next.peek() {
             Some((cited, context)) if cited.index == index => {
                 out.push(without_identity(&cited.rewritten, keep_ids));
+                reach::point("pre-step.placement");
                 out.push(context.to_message());
                 next.next();
             }

@@ -9,6 +9,7 @@ use crate::error::{Error, ErrorCode, Failure};
 use crate::js::json::{self, Json};
 use crate::js::JsString;
 use crate::projection::project;
+use crate::reach;
 use crate::retention::{retain, Retained};
 use crate::spill::{transcript, SpillRequest, SpillStore, WARNING};
 use crate::surface::{ReadError, SessionReader, Snapshot};
@@ -110,16 +111,19 @@ pub fn prepare(
 ) -> Result<Prepared, Failure> {
     let references = normalize(agent, references, config.max_references)?;
     if references.is_empty() {
+        reach::point("prepare.no-references");
+        reach::point("prepare.content-clone");
         return Ok(Prepared {
             content: content.clone(),
             context: None,
         });
     }
-    check_cancelled(services)?;
+    check_cancelled(services).inspect_err(|_| reach::point("prepare.cancel"))?;
     let max_bytes = reference_budget(config, agent, services)?;
     let reads = read_all(&references, services.reader);
-    check_cancelled(services)?;
+    check_cancelled(services).inspect_err(|_| reach::point("prepare.cancel.stage"))?;
     let context = render(config, agent, &references, reads?, max_bytes, services)?;
+    reach::point("prepare.content-clone");
     Ok(Prepared {
         content: content.clone(),
         context: Some(context),
@@ -139,25 +143,34 @@ pub fn normalize(
     max_references: usize,
 ) -> Result<Vec<Reference>, Failure> {
     let entries: &[Json] = match references {
-        Json::Array(entries) => entries,
+        Json::Array(entries) => {
+            reach::point("prepare.normalize.order");
+            entries
+        }
         // A string iterates its characters, each of which fails the object check.
         Json::String(text) if text.is_empty() => &[],
-        Json::String(_) => return Err(invalid_reference("session reference must be an object")),
+        Json::String(_) => {
+            reach::point("prepare.normalize.object");
+            return Err(invalid_reference("session reference must be an object"));
+        }
         _ => return Err(Failure::Internal("references is not iterable".to_owned())),
     };
     let mut normalized: Vec<Reference> = Vec::new();
     for entry in entries {
         if !matches!(entry, Json::Object(_) | Json::Array(_)) {
+            reach::point("prepare.normalize.object");
             return Err(invalid_reference("session reference must be an object"));
         }
         let session_id = entry.get("sessionId").and_then(Json::as_js_str);
         let label = entry.get("label");
         let (Some(session_id), None | Some(Json::String(_))) = (session_id, label) else {
+            reach::point("prepare.normalize.fields");
             return Err(invalid_reference(
                 "session reference must contain a string sessionId and optional string label",
             ));
         };
         if agent.id.as_ref() == Some(session_id) {
+            reach::point("prepare.normalize.self");
             return Err(Failure::Contract(Error::new(
                 ErrorCode::SelfReference,
                 format!(
@@ -167,8 +180,10 @@ pub fn normalize(
             )));
         }
         if normalized.iter().any(|seen| seen.session_id == *session_id) {
+            reach::point("prepare.normalize.dedupe");
             continue;
         }
+        reach::point("prepare.normalize.label");
         normalized.push(Reference {
             session_id: session_id.clone(),
             label: label
@@ -178,6 +193,7 @@ pub fn normalize(
         });
     }
     if normalized.len() > max_references {
+        reach::point("prepare.normalize.too-many");
         return Err(Failure::Contract(Error::new(
             ErrorCode::TooMany,
             format!("a message may reference at most {max_references} sessions"),
@@ -239,7 +255,10 @@ pub fn read_all(
         });
     }
     match first_failure {
-        Some(failure) => Err(failure),
+        Some(failure) => {
+            reach::point("prepare.read-failed");
+            Err(failure)
+        }
         None => Ok(reads),
     }
 }
@@ -255,10 +274,13 @@ pub fn render(
     max_bytes: u64,
     services: &Services<'_>,
 ) -> Result<Context, Failure> {
-    check_cancelled(services)?;
+    check_cancelled(services).inspect_err(|_| reach::point("prepare.cancel.stage"))?;
     let mut retained: Vec<Retained<'_>> = Vec::with_capacity(reads.len());
     for (reference, read) in references.iter().zip(&reads) {
         let snapshot: &Snapshot = read.as_ref().map_err(Clone::clone)?;
+        if !matches!(&snapshot.session.id, Some(Json::String(id)) if *id == reference.session_id) {
+            reach::point("prepare.header-id");
+        }
         let fitted = retain(
             snapshot,
             reference.label.units(),
@@ -266,6 +288,7 @@ pub fn render(
             max_bytes,
         )
         .ok_or_else(|| {
+            reach::point("prepare.budget-exceeded");
             Failure::Contract(Error::new(
                 ErrorCode::BudgetExceeded,
                 "referenced session snapshot cannot fit the configured byte budget",
@@ -283,6 +306,7 @@ pub fn render(
     }
     prompt.push(']');
     prompt.push_str(PROMPT_SUFFIX);
+    reach::point("prepare.prompt");
     let features = config.features;
     // spec prepare.notice: only with `omission-notices`; the store only
     // with `spill` (without it, storage is not configured).
@@ -294,10 +318,11 @@ pub fn render(
         .map(|(index, source)| notice(agent, index, source, store))
         .collect();
     if !notices.is_empty() {
+        reach::point("prepare.omissions");
         prompt.push_str(OMISSIONS_HEADER);
         prompt.push_str(&stringify_tag_safe(&Json::Array(notices)));
     }
-    check_cancelled(services)?;
+    check_cancelled(services).inspect_err(|_| reach::point("prepare.cancel.stage"))?;
     Ok(Context {
         source: source_record(&retained, features.captured_format_version),
         prompt,
@@ -308,6 +333,7 @@ pub fn render(
 /// `{sessionId, label, capturedFormatVersion?, capturedThroughSeq?, …stats, inputIndex}`
 /// (spec `prepare.source-record`, `prepare.captured-format-version`).
 fn source_record(retained: &[Retained<'_>], with_format_version: bool) -> Json {
+    reach::point("prepare.source-record");
     let references = retained
         .iter()
         .enumerate()
@@ -319,7 +345,10 @@ fn source_record(retained: &[Retained<'_>], with_format_version: bool) -> Json {
                 Json::String(JsString::from_units(source.label.to_vec())),
             ));
             if let Some(version) = header.version.as_ref().filter(|_| with_format_version) {
+                reach::point("prepare.captured-format-version");
                 members.push((JsString::from("capturedFormatVersion"), version.clone()));
+            } else if with_format_version {
+                reach::point("prepare.captured-format-version.absent");
             }
             if let Some(seq) = &source.snapshot.captured_through_seq {
                 members.push((JsString::from("capturedThroughSeq"), seq.clone()));
@@ -346,6 +375,7 @@ fn notice(
     source: &Retained<'_>,
     spill: Option<&dyn SpillStore>,
 ) -> Json {
+    reach::point("prepare.notice");
     let unavailable = |reason: &str| {
         Json::object([
             ("status", Json::str("unavailable")),
@@ -353,8 +383,13 @@ fn notice(
         ])
     };
     let full_snapshot = match spill {
-        None => unavailable("storage-not-configured"),
+        None => {
+            reach::point("prepare.spill-unavailable");
+            unavailable("storage-not-configured")
+        }
         Some(store) => {
+            reach::point("prepare.spill");
+            reach::point("prepare.transcript");
             let request = SpillRequest {
                 owner_session_id: agent.id.clone().unwrap_or_default(),
                 source_session_id: source.snapshot.session.text_id(),
@@ -368,7 +403,10 @@ fn notice(
                     members.extend(saved);
                     Json::Object(members)
                 }
-                Err(_) => unavailable("save-failed"),
+                Err(_) => {
+                    reach::point("prepare.spill-unavailable");
+                    unavailable("save-failed")
+                }
             }
         }
     };

@@ -1,6 +1,7 @@
 //! Projection of a snapshot to user/assistant conversation text
 //! (spec `projection.*`).
 
+use crate::reach;
 use crate::surface::{Snapshot, SurfaceEvent, UserSource};
 use std::borrow::Cow;
 
@@ -47,20 +48,36 @@ pub fn project(snapshot: &Snapshot) -> Vec<Item<'_>> {
                 SurfaceEvent::User {
                     source: UserSource::Direct,
                     texts,
-                } => (Role::User, false, texts),
+                } => {
+                    reach::point("projection.user-direct");
+                    (Role::User, false, texts)
+                }
                 SurfaceEvent::User {
                     source: UserSource::Checkpoint,
                     texts,
-                } => (Role::User, true, texts),
-                SurfaceEvent::Assistant { texts } => (Role::Assistant, false, texts),
+                } => {
+                    reach::point("projection.checkpoint");
+                    (Role::User, true, texts)
+                }
+                SurfaceEvent::Assistant { texts } => {
+                    reach::point("projection.assistant");
+                    (Role::Assistant, false, texts)
+                }
                 SurfaceEvent::User {
                     source: UserSource::Other,
                     ..
+                } => {
+                    reach::point("projection.excluded-sources");
+                    return None;
                 }
-                | SurfaceEvent::Ignored => return None,
+                SurfaceEvent::Ignored => return None,
             };
             let text = join_lines(texts);
-            (!text.is_empty()).then_some(Item {
+            if text.is_empty() {
+                reach::point("projection.empty-dropped");
+                return None;
+            }
+            Some(Item {
                 role,
                 checkpoint,
                 text,
@@ -76,6 +93,7 @@ fn join_lines(texts: &[crate::JsString]) -> Cow<'_, [u16]> {
         [] => Cow::Borrowed(&[]),
         [only] => Cow::Borrowed(only.units()),
         many => {
+            reach::point("projection.text-join");
             let mut joined = Vec::with_capacity(many.iter().map(|t| t.len() + 1).sum());
             for (index, text) in many.iter().enumerate() {
                 if index > 0 {

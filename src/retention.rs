@@ -10,7 +10,8 @@
 use crate::js::json::{self, measure, Json};
 use crate::js::{push_utf8_lossy, JsString};
 use crate::projection::{Item, Role};
-use crate::surface::Snapshot;
+use crate::reach;
+use crate::surface::{is_session_seq, Snapshot};
 use crate::tag_safe::stringify_tag_safe;
 use std::borrow::Cow;
 use std::cmp::Reverse;
@@ -124,6 +125,7 @@ impl Retained<'_> {
 
 /// `{sessionId, label, cwd, capturedThroughSeq?}` of the data object.
 fn fixed_members(snapshot: &Snapshot, label: &[u16]) -> Vec<(JsString, Json)> {
+    reach::point("retention.data-object");
     let mut members = Vec::with_capacity(4);
     members.extend(snapshot.session.id_member());
     members.extend([
@@ -137,7 +139,15 @@ fn fixed_members(snapshot: &Snapshot, label: &[u16]) -> Vec<(JsString, Json)> {
         ),
     ]);
     if let Some(seq) = &snapshot.captured_through_seq {
+        if *seq == Json::Null || is_session_seq(seq) {
+            reach::point("surface.captured-through-seq");
+        } else {
+            // Only rc.8 gets here: the newest generation refused it on reading.
+            reach::point("surface.seq-outside-domain");
+        }
         members.push((JsString::from("capturedThroughSeq"), seq.clone()));
+    } else {
+        reach::point("surface.seq-absent");
     }
     members
 }
@@ -158,6 +168,7 @@ fn item_len(role: Role, text: &[u16]) -> (usize, usize) {
 
 /// The omission notice appended to a cut text (spec `retention.notice`).
 fn notice(omitted: usize) -> String {
+    reach::point("retention.notice");
     format!("\n[\u{2026} omitted {omitted} UTF-8 bytes \u{2026}]")
 }
 
@@ -207,7 +218,13 @@ pub fn retain<'a>(
         .collect();
     let commas = slots.len().saturating_sub(1);
     let mut size = head.len() + slots.iter().map(|s| s.current_len).sum::<usize>() + commas + 2;
+    reach::point("retention.size");
     let fits = |size: usize| size as u64 <= max_bytes;
+    if fits(size) {
+        reach::point("retention.fits-whole");
+    } else {
+        reach::point("retention.drop");
+    }
 
     // Phase 1 (spec `retention.drop`): drop the oldest droppable items, each
     // removing its serialized length and one comma (at least two items
@@ -216,11 +233,13 @@ pub fn retain<'a>(
     let mut omitted_messages = 0;
     let last = slots.len().saturating_sub(1);
     let mut keep = vec![true; slots.len()];
+    let mut protected = false;
     for (index, slot) in slots.iter().enumerate() {
         if fits(size) {
             break;
         }
         if index == last || slot.checkpoint {
+            protected = true;
             continue;
         }
         keep[index] = false;
@@ -228,12 +247,16 @@ pub fn retain<'a>(
         dropped_bytes += slot.current_utf8;
         omitted_messages += 1;
     }
+    if protected {
+        reach::point("retention.drop-protected");
+    }
     let mut flags = keep.into_iter();
     slots.retain(|_| flags.next().unwrap_or(true));
 
     // Phase 2 (spec `retention.truncate-longest`): cut the longest current
     // text, ties to the lowest index, until the data fits.
     if !fits(size) {
+        reach::point("retention.truncate-longest");
         let mut longest: BinaryHeap<(usize, Reverse<usize>)> = slots
             .iter()
             .enumerate()
@@ -241,17 +264,22 @@ pub fn retain<'a>(
             .collect();
         while !fits(size) {
             let (bytes, Reverse(index)) = loop {
-                let (bytes, index) = longest.pop()?;
+                let Some((bytes, index)) = longest.pop() else {
+                    reach::point("retention.fail");
+                    return None;
+                };
                 if slots[index.0].current_utf8 == bytes {
                     break (bytes, index);
                 }
             };
             if bytes == 0 {
+                reach::point("retention.fail");
                 return None;
             }
             let slot = &mut slots[index];
             let overflow = size - max_bytes as usize;
             let target = bytes.saturating_sub(overflow);
+            reach::point("retention.truncate-target");
             let (text, omitted) = truncate_with_notice(&slot.original, target);
             let current: &[u16] = slot.cut.as_deref().unwrap_or(&slot.original);
             if text.as_slice() == current {
@@ -269,6 +297,7 @@ pub fn retain<'a>(
 
     let omitted_bytes = dropped_bytes + slots.iter().map(|s| s.omitted).sum::<usize>();
     let retained_messages = slots.len();
+    reach::point("retention.stats");
     let conversation = slots
         .into_iter()
         .map(|slot| Message {
@@ -319,6 +348,7 @@ impl Cut {
                 _ => 0,
             };
             if expected != 0 && head - start < expected {
+                reach::point("retention.head-tail.head-trim");
                 prefix_end = start;
             }
         }
@@ -327,6 +357,9 @@ impl Cut {
         let mut suffix_start = bytes.len() - tail;
         while suffix_start < bytes.len() && is_continuation(bytes[suffix_start]) {
             suffix_start += 1;
+        }
+        if suffix_start != bytes.len() - tail {
+            reach::point("retention.head-tail.tail-trim");
         }
         Cut {
             prefix_end,
@@ -350,7 +383,11 @@ impl Cut {
     fn visible_text(&self, bytes: &[u8]) -> Vec<u16> {
         let mut units = Vec::new();
         for part in [&bytes[..self.prefix_end], &bytes[self.suffix_start..]] {
-            let part = &part[bom_len(part)..];
+            let bom = bom_len(part);
+            if bom != 0 {
+                reach::point("retention.bom");
+            }
+            let part = &part[bom..];
             units.extend(String::from_utf8_lossy(part).encode_utf16());
         }
         units
@@ -378,6 +415,7 @@ pub fn truncate_with_notice(text: &[u16], max_out: usize) -> (Vec<u16>, usize) {
     if total <= max_out {
         return (text.to_vec(), 0);
     }
+    reach::point("retention.cut-search");
     let mut best: Option<Cut> = None;
     let (mut low, mut high) = (0usize, max_out);
     while low <= high {
@@ -394,11 +432,19 @@ pub fn truncate_with_notice(text: &[u16], max_out: usize) -> (Vec<u16>, usize) {
     }
     match best {
         Some(cut) => {
+            reach::point("retention.head-tail");
+            if cut.omitted() == total {
+                // Nothing kept: the notice alone.
+                reach::point("retention.cut-search.notice-alone");
+            }
             let mut units = cut.visible_text(&bytes);
             units.extend(notice(cut.omitted()).encode_utf16());
             (units, cut.omitted())
         }
-        None => (Vec::new(), total),
+        None => {
+            reach::point("retention.cut-search.notice-alone");
+            (Vec::new(), total)
+        }
     }
 }
 

@@ -4,7 +4,8 @@
 use crate::js::json::{self, Json};
 use crate::js::{code_point_len, utf8_len, JsString};
 use crate::projection::Item;
-use crate::surface::Snapshot;
+use crate::reach;
+use crate::surface::{is_session_seq, Snapshot};
 use std::path::PathBuf;
 
 /// The three warning lines shared by the prompt and the transcript.
@@ -115,7 +116,14 @@ pub fn transcript(snapshot: &Snapshot, label: &[u16], items: &[Item<'_>]) -> Str
         snapshot.session.cwd.clone().unwrap_or(Json::Null),
     ));
     if let Some(seq) = &snapshot.captured_through_seq {
+        if *seq == Json::Null || is_session_seq(seq) {
+            reach::point("surface.captured-through-seq");
+        } else {
+            reach::point("surface.seq-outside-domain");
+        }
         header.push((JsString::from("capturedThroughSeq"), seq.clone()));
+    } else {
+        reach::point("surface.seq-absent");
     }
     if let Some(version) = &snapshot.session.version {
         header.push((JsString::from("capturedFormatVersion"), version.clone()));

@@ -7,6 +7,7 @@ use crate::error::Failure;
 use crate::features::Features;
 use crate::js::json::{self, Json};
 use crate::js::JsString;
+use crate::reach;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -143,12 +144,14 @@ impl Snapshot {
             .filter(|_| features.seq_domain)
         {
             if *seq != Json::Null && !is_session_seq(seq) {
+                reach::point("surface.seq-outside-domain");
                 return Err(Failure::Internal(format!(
                     "SessionSeq must be a non-negative safe integer, got {}",
                     json::stringify(seq)
                 )));
             }
         }
+        reach::point("surface.snapshot");
         Ok(Snapshot {
             session: header,
             captured_through_seq,
@@ -183,7 +186,10 @@ fn event_from_json(event: &Json, features: Features) -> Result<SurfaceEvent, Fai
             let source = data
                 .and_then(|data| data.get("source"))
                 .filter(|source| **source != Json::Null)
-                .ok_or_else(|| Failure::Internal("user/message without a source".to_owned()))?;
+                .ok_or_else(|| {
+                    reach::point("surface.snapshot");
+                    Failure::Internal("user/message without a source".to_owned())
+                })?;
             let source = classify_source(source);
             let texts = match source {
                 UserSource::Other => Vec::new(),
@@ -199,14 +205,27 @@ fn event_from_json(event: &Json, features: Features) -> Result<SurfaceEvent, Fai
                 texts: texts_of(content)?,
             })
         }
-        "tool/result" => Ok(SurfaceEvent::Ignored),
-        "developer/message" | "system/message" if features.developer_events_ignored => {
+        "tool/result" => {
+            reach::point("surface.tool-result");
             Ok(SurfaceEvent::Ignored)
         }
-        _ => Err(Failure::Internal(format!(
-            "unreachable variant in session-reference surface event: {}",
-            json::stringify(event)
-        ))),
+        "developer/message" | "system/message" if features.developer_events_ignored => {
+            reach::point("surface.developer-system");
+            Ok(SurfaceEvent::Ignored)
+        }
+        _ => {
+            // The guard: an unknown type (`""` here), or, in rc.8, a
+            // developer or system message.
+            if kind.is_empty() {
+                reach::point("surface.unknown-event");
+            } else {
+                reach::point("surface.developer-system");
+            }
+            Err(Failure::Internal(format!(
+                "unreachable variant in session-reference surface event: {}",
+                json::stringify(event)
+            )))
+        }
     }
 }
 
@@ -231,12 +250,15 @@ fn classify_source(source: &Json) -> UserSource {
 /// block's `type`: a `null` block throws there (`INTERNAL`, spec
 /// `protocol.input-types`); a block of another type has no `type "text"`.
 fn texts_of(content: Option<&Json>) -> Result<Vec<JsString>, Failure> {
-    let blocks = content
-        .and_then(Json::as_array)
-        .ok_or_else(|| Failure::Internal("content.flatMap is not a function".to_owned()))?;
+    let blocks = content.and_then(Json::as_array).ok_or_else(|| {
+        reach::point("surface.snapshot");
+        Failure::Internal("content.flatMap is not a function".to_owned())
+    })?;
     let mut texts = Vec::new();
+    let mut skipped = false;
     for block in blocks {
         if *block == Json::Null {
+            reach::point("surface.snapshot");
             return Err(Failure::Internal(
                 "Cannot read properties of null (reading 'type')".to_owned(),
             ));
@@ -251,7 +273,14 @@ fn texts_of(content: Option<&Json>) -> Result<Vec<JsString>, Failure> {
             .filter(|_| is_text)
         {
             texts.push(text.clone());
+        } else {
+            skipped = true;
         }
+    }
+    if skipped {
+        // A block that is not a text block with a string `text` is skipped
+        // without leaving a separator.
+        reach::point("projection.text-join");
     }
     Ok(texts)
 }

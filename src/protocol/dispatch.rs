@@ -12,6 +12,7 @@ use crate::js::json::{self, Json};
 use crate::js::JsString;
 use crate::prepare::{prepare, Agent, Services};
 use crate::projection::project;
+use crate::reach;
 use crate::retention::retain;
 use crate::spill::{SimulatedSpillStore, SpillStore};
 use crate::surface::{JsonSessions, ReadError, SessionReader, Snapshot};
@@ -290,6 +291,7 @@ fn config_of(features: Features, input: &Json) -> Result<Config, Outcome> {
 }
 
 fn config_check(features: Features, input: &Json) -> Answer {
+    reach::point("config.op");
     config_of(features, input)?;
     Ok(Json::Bool(true))
 }
@@ -398,6 +400,7 @@ impl Signal {
         let count = stage.started.get().saturating_add(1);
         stage.started.set(count);
         if stage.abort_at == Some(count) {
+            reach::point("prepare.cancel.stage");
             self.aborted.set(true);
         }
     }
@@ -460,6 +463,7 @@ fn with_services(
 }
 
 fn prepare_op(features: Features, input: &Json) -> Answer {
+    reach::point("prepare.op");
     let content = input.get("content").unwrap_or(&Json::Null);
     let references = input.get("references").unwrap_or(&Json::Null);
     with_services(features, input, |config, agent, services| {
@@ -480,6 +484,7 @@ fn prepare_op(features: Features, input: &Json) -> Answer {
 /// `pre-step`: the configuration is read first (upstream's resolver is
 /// built before the step runs), then the messages.
 fn pre_step_op(features: Features, input: &Json) -> Answer {
+    reach::point("pre-step.op");
     // `keepIds: true`: ids of messages that come from input messages stay
     // (spec `pre-step.ids`, capability `message-ids`).
     let keep_ids = input.get("keepIds") == Some(&Json::Bool(true));

@@ -240,6 +240,7 @@ impl From<Failure> for Outcome {
 /// `SESSION_REFERENCE_INVALID_REFERENCE`), then the snapshot is read (spec
 /// `protocol.op.retain`, `protocol.input-types`).
 fn retain_op(features: Features, input: &Json) -> Answer {
+    reach::point("retention.op");
     let max_bytes = input
         .get("maxBytes")
         .and_then(positive_safe_integer)

@@ -10,6 +10,7 @@ use crate::js::case::to_lower;
 use crate::js::json::Json;
 use crate::js::{is_js_whitespace, JsString};
 use crate::mention;
+use crate::reach;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -72,6 +73,12 @@ impl Candidate<'_> {
     /// `candidates.remote`).
     pub fn to_json(&self, features: Features, with_mention: bool) -> Json {
         let record = self.record;
+        reach::point("candidates.label");
+        if features.display_title && features.same_workspace {
+            reach::point("candidates.v2.output");
+        } else if !features.display_title && !features.same_workspace {
+            reach::point("candidates.v1.output");
+        }
         let mut members = vec![
             (JsString::from("sessionId"), Json::String(record.id.clone())),
             (
@@ -80,6 +87,10 @@ impl Candidate<'_> {
             ),
         ];
         if features.display_title {
+            reach::point("candidates.v2.display-title");
+            if record.subagent_label.is_none() {
+                reach::point("candidates.v2.display-title-present");
+            }
             members.push((
                 JsString::from("displayTitle"),
                 Json::String(record.display_title().clone()),
@@ -89,6 +100,7 @@ impl Candidate<'_> {
             members.push((JsString::from("cwd"), Json::String(cwd.clone())));
         }
         if features.same_workspace {
+            reach::point("candidates.v2.same-workspace");
             members.push((
                 JsString::from("sameWorkspace"),
                 Json::Bool(self.same_workspace),
@@ -98,6 +110,7 @@ impl Candidate<'_> {
             members.push((JsString::from("createdAt"), created_at.clone()));
         }
         if with_mention {
+            reach::point("candidates.remote");
             let label = record.mention_label(features);
             let text = mention::format(record.id.units(), Some(label.units()));
             members.push((JsString::from("mention"), Json::String(text)));
@@ -457,6 +470,7 @@ impl CandidateIndex {
             }
             let (record, entry) = (&self.records[index as usize], &self.entries[index as usize]);
             if record.id == *agent_id {
+                reach::point("candidates.exclude-self");
                 return true;
             }
             // With the top full, a candidate of the worst hit's rank enters
@@ -489,6 +503,27 @@ impl CandidateIndex {
             }
             true
         };
+        if lowered.is_empty() {
+            // An empty query keeps every candidate (relevance 0).
+            if features.display_title {
+                reach::point("candidates.v2.match");
+            }
+            if features.fuzzy {
+                reach::point("candidates.fuzzy.relevance");
+            }
+        } else {
+            reach::point("candidates.lowercase");
+            if !features.fuzzy {
+                if features.display_title {
+                    reach::point("candidates.v2.match");
+                } else {
+                    reach::point("candidates.v1.match");
+                }
+            } else {
+                reach::point("candidates.fuzzy.relevance");
+                reach::point("candidates.fuzzy.score");
+            }
+        }
         let members = same_group.map_or(&[][..], |group| &self.members[group as usize]);
         let same = same_group.unwrap_or(u32::MAX);
         let others = (0..self.entries.len() as u32).filter(|index| {
@@ -507,6 +542,10 @@ impl CandidateIndex {
         }
         let mut hits = best.into_vec();
         hits.sort_unstable();
+        reach::point("candidates.rank");
+        if features.fuzzy && !lowered.is_empty() {
+            reach_fuzzy(&hits);
+        }
         hits.into_iter()
             .map(|(rank, _, index)| Candidate {
                 record: &self.records[index as usize],
@@ -548,6 +587,30 @@ impl CandidateIndex {
         substring(entry.id)
             .or_else(|| entry.cwd.and_then(substring))
             .or(fuzzy)
+    }
+}
+
+/// Marks the fuzzy rules the ranked `hits` of a non-empty query show, from
+/// their relevances (one pass over at most `limit` hits, after the search
+/// loop): a tier-3/4 score (800, 700) or a subsequence score (300–450)
+/// decided a word start; a subsequence score came from
+/// `candidates.fuzzy.subsequence`; two hits of one rank group were ordered
+/// by relevance then index (`candidates.fuzzy.order`).
+fn reach_fuzzy(hits: &[Hit]) {
+    if hits
+        .iter()
+        .any(|(_, Reverse(relevance), _)| matches!(relevance, 700 | 800 | 300..=450))
+    {
+        reach::point("candidates.fuzzy.word-start");
+    }
+    if hits
+        .iter()
+        .any(|(_, Reverse(relevance), _)| (300..=450).contains(relevance))
+    {
+        reach::point("candidates.fuzzy.subsequence");
+    }
+    if hits.windows(2).any(|pair| pair[0].0 == pair[1].0) {
+        reach::point("candidates.fuzzy.order");
     }
 }
 

@@ -12,6 +12,7 @@ use crate::discovery::files::{
 use crate::js::coerce::{to_js_string, to_number};
 use crate::js::json::Json;
 use crate::js::JsString;
+use crate::reach;
 
 fn internal(message: impl Into<String>) -> Outcome {
     Outcome::internal(message)
@@ -53,12 +54,18 @@ fn token_op(input: &Json) -> Result<Json, Outcome> {
         _ => return Err(internal("line.slice is not a function".to_owned())),
     };
     Ok(match token_before_cursor(&before_cursor) {
-        None => Json::Null,
-        Some(token) => Json::object([
-            ("prefix", Json::String(token.prefix)),
-            ("query", Json::String(token.query)),
-            ("quoted", Json::Bool(token.quoted)),
-        ]),
+        None => {
+            reach::point("files.token.result");
+            Json::Null
+        }
+        Some(token) => {
+            reach::point("files.token.result");
+            Json::object([
+                ("prefix", Json::String(token.prefix)),
+                ("query", Json::String(token.query)),
+                ("quoted", Json::Bool(token.quoted)),
+            ])
+        }
     })
 }
 
@@ -94,12 +101,21 @@ fn list_op(input: &Json) -> Result<Json, Outcome> {
     let config = FileSearchConfig::from_json(input.get("config"))
         .checked()
         .map_err(internal)?;
-    let plan = TreePlan::from_json(input.get("tree").unwrap_or(&Json::Null)).map_err(internal)?;
+    let plan = TreePlan::from_json(input.get("tree").unwrap_or(&Json::Null)).map_err(|error| {
+        reach::point("files.list.tree");
+        internal(error)
+    })?;
     let query = string_input(input, "query")?;
-    let tree = TempTree::create(&plan).map_err(internal)?;
+    let tree = TempTree::create(&plan).map_err(|error| {
+        reach::point("files.list.tree");
+        internal(error)
+    })?;
     let search = WorkspaceFileSearch::new(tree.root(), config);
     let found = search.list(query.units());
     drop(tree);
+    if !found.is_empty() {
+        reach::point("files.candidate");
+    }
     Ok(Json::Array(
         found.iter().map(FileReferenceCandidate::to_json).collect(),
     ))

@@ -18,6 +18,7 @@ use crate::features::Features;
 use crate::js::case::to_lower;
 use crate::js::json::Json;
 use crate::js::{push_slot, JsString};
+use crate::reach;
 use crate::{mention, uri};
 
 /// Where the protocol's session listing comes from: the request's
@@ -369,6 +370,7 @@ impl Builder {
             other => {
                 let listed = other.map(Listed::into_value);
                 if strictly_equal(self.agent_id.as_ref(), listed.as_ref()) {
+                    reach::point("candidates.exclude-self");
                     self.records.pop();
                     return Ok(());
                 }

@@ -4,6 +4,7 @@
 
 use super::{FileKind, FileReferenceCandidate};
 use crate::js::{is_js_whitespace, JsString};
+use crate::reach;
 
 const AT: u16 = b'@' as u16;
 const QUOTE: u16 = b'"' as u16;
@@ -25,6 +26,7 @@ pub struct ActiveToken {
 /// negative value counts from the end, fractions are truncated, `NaN` is 0
 /// (spec `files.token.cursor`).
 pub fn slice_end(len: usize, end: Option<f64>) -> usize {
+    reach::point("files.token.cursor");
     let Some(end) = end else {
         return len;
     };
@@ -46,6 +48,7 @@ pub fn slice_end(len: usize, end: Option<f64>) -> usize {
 /// index, clamped to the line), looking only at the text before it (spec
 /// `files.token.cursor`). See [`token_before_cursor`].
 pub fn active_at_token(line: &[u16], cursor: usize) -> Option<ActiveToken> {
+    reach::point("files.token.cursor");
     token_before_cursor(&line[..cursor.min(line.len())])
 }
 
@@ -63,11 +66,19 @@ pub fn token_before_cursor(before_cursor: &[u16]) -> Option<ActiveToken> {
     if let Some(quote) = text.iter().rposition(|unit| *unit == QUOTE) {
         if quote >= 1 && text[quote - 1] == AT && (quote == 1 || is_js_whitespace(text[quote - 2]))
         {
+            reach::point("files.token.quoted");
+            if quote > 1 {
+                reach::point("files.token.boundary");
+            }
             return Some(ActiveToken {
                 prefix: JsString::from_units(text[quote - 1..].to_vec()),
                 query: JsString::from_units(text[quote + 1..].to_vec()),
                 quoted: true,
             });
+        }
+        // A `"` closes an earlier `@"`: no quoted token.
+        if text[..quote].windows(2).any(|pair| pair == [AT, QUOTE]) {
+            reach::point("files.token.closed-quote");
         }
     }
     // `(?:^|\s)(@([^\s]*))$`: the `@` follows the last whitespace, or starts
@@ -77,7 +88,15 @@ pub fn token_before_cursor(before_cursor: &[u16]) -> Option<ActiveToken> {
         .rposition(|unit| is_js_whitespace(*unit))
         .map_or(0, |space| space + 1);
     if text.get(start) != Some(&AT) {
+        // An `@` in the last run does not follow whitespace or the start.
+        if text[start..].contains(&AT) {
+            reach::point("files.token.boundary");
+        }
         return None;
+    }
+    reach::point("files.token.plain");
+    if start > 0 {
+        reach::point("files.token.boundary");
     }
     Some(ActiveToken {
         prefix: JsString::from_units(text[start..].to_vec()),
@@ -106,16 +125,23 @@ pub fn format_file_mention(
 ) -> Option<JsString> {
     let mut path = candidate.path.units().to_vec();
     if candidate.kind == FileKind::Directory {
+        reach::point("files.format.directory");
         path.push(SLASH);
     }
     if path.iter().any(|unit| is_unsafe(*unit)) {
+        reach::point("files.format.unsafe");
         return None;
     }
     let mut out = Vec::with_capacity(path.len() + 3);
     out.push(AT);
     if !(preserve_quote || path.iter().any(|unit| is_js_whitespace(*unit))) {
+        reach::point("files.format.plain");
         out.extend_from_slice(&path);
         return Some(JsString::from_units(out));
+    }
+    reach::point("files.format.quoted");
+    if preserve_quote {
+        reach::point("files.format.preserve-quote");
     }
     out.push(QUOTE);
     out.extend_from_slice(&path);

@@ -4,6 +4,7 @@
 //! it on every input (checked by this crate's tests).
 
 use super::{FileKind, FileReferenceCandidate};
+use crate::reach;
 use std::cmp::Ordering;
 
 const SLASH: u16 = b'/' as u16;
@@ -125,11 +126,71 @@ pub fn rank_candidates(
             })
             .then_with(|| left.path.units().cmp(right.path.units()))
     });
+    let kept = &ranked[..ranked.len().min(limit)];
+    // Two returned candidates that only their paths' code units order.
+    let tie = kept.windows(2).any(|pair| {
+        let ((left_score, left), (right_score, right)) = (&pair[0], &pair[1]);
+        left_score == right_score
+            && left.kind == right.kind
+            && (query.is_empty() || left.path.len() == right.path.len())
+    });
+    reach_ranked(
+        query,
+        kept.iter()
+            .map(|(score, candidate)| (*score, candidate.kind)),
+        ranked.len() > limit,
+        tie,
+    );
     ranked
         .into_iter()
         .take(limit)
         .map(|(_, candidate)| candidate)
         .collect()
+}
+
+/// Marks the `files.rank.*` rules a ranked answer shows, once per query
+/// after ranking, never per candidate: `kept` are the returned candidates'
+/// scores and kinds, best first; `cut` tells that the limit left matches
+/// out, `tie` that two returned candidates were ordered by code units alone.
+pub(crate) fn reach_ranked(
+    query: &[u16],
+    kept: impl Iterator<Item = (u32, FileKind)>,
+    cut: bool,
+    tie: bool,
+) {
+    if query.is_empty() {
+        reach::point("files.rank.empty-query");
+    } else {
+        reach::point("files.rank.lowercase");
+        reach::point("files.rank.name");
+        reach::point("files.rank.score");
+    }
+    let (mut count, mut directory, mut subsequence) = (0, false, false);
+    for (score, kind) in kept {
+        count += 1;
+        let base = if kind == FileKind::Directory {
+            directory = true;
+            score.saturating_sub(DIRECTORY_BONUS)
+        } else {
+            score
+        };
+        subsequence |= (SCORE_SUBSEQUENCE..SCORE_PATH_CONTAINS).contains(&base);
+    }
+    if directory && !query.is_empty() {
+        reach::point("files.rank.directory-bonus");
+    }
+    if subsequence {
+        reach::point("files.rank.subsequence");
+    }
+    if count >= 2 {
+        reach::point("files.rank.order");
+    }
+    if tie {
+        reach::point("files.rank.code-unit-order");
+    }
+    if cut {
+        reach::point("files.rank.limit");
+    }
 }
 
 /// Compares two Rust strings in UTF-16 code-unit order, JavaScript's `<` on

@@ -6,7 +6,7 @@
 //! decoded as UTF-8 with replacement, as Node does); queries are JavaScript
 //! strings. File contents are never read.
 
-use super::rank::{compare_utf16, kind_rank, rank_candidates, to_lower};
+use super::rank::{compare_utf16, kind_rank, rank_candidates, reach_ranked, to_lower};
 use super::rank::{
     DIRECTORY_BONUS, SCORE_EXACT_NAME, SCORE_NAME_CONTAINS, SCORE_NAME_PREFIX, SCORE_PATH_CONTAINS,
     SCORE_SUBSEQUENCE,
@@ -15,6 +15,7 @@ use super::{FileKind, FileReferenceCandidate};
 use crate::config::MAX_SAFE_INTEGER;
 use crate::js::json::Json;
 use crate::js::JsString;
+use crate::reach;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};
 use std::ffi::OsString;
@@ -81,12 +82,15 @@ impl FileSearchConfig {
             Some(value) => Some(value),
         };
         if let Some(value) = member("maxResults") {
+            reach::point("files.list.config");
             out.max_results = count_of(value);
         }
         if let Some(value) = member("maxEntries") {
+            reach::point("files.list.config");
             out.max_entries = count_of(value);
         }
         if let Some(value) = member("excludedDirectories") {
+            reach::point("files.list.config");
             let names = value.as_array().map_or(&[Json::Null][..], |items| items);
             out.excluded_directories = names
                 .iter()
@@ -104,6 +108,7 @@ impl FileSearchConfig {
     pub fn checked(self) -> Result<CheckedConfig, String> {
         let count = |value: usize, name: &str| {
             if value == 0 || value as f64 > MAX_SAFE_INTEGER {
+                reach::point("files.list.config");
                 Err(format!(
                     "file-reference-local: {name} must be a positive safe integer"
                 ))
@@ -116,6 +121,7 @@ impl FileSearchConfig {
         if self.excluded_directories.iter().any(|name| {
             name.is_empty() || name.units().iter().any(|u| *u == SLASH || *u == BACKSLASH)
         }) {
+            reach::point("files.list.config");
             return Err(
                 "file-reference-local: excludedDirectories entries must be non-empty directory basenames"
                     .to_owned(),
@@ -173,14 +179,19 @@ struct DirEntry {
 /// symlinks not followed (spec `files.list.symlinks`).
 fn read_directory(absolute: &Path) -> Vec<DirEntry> {
     let Ok(reader) = std::fs::read_dir(absolute) else {
+        reach::point("files.list.read-directory");
         return Vec::new();
     };
     let mut entries = Vec::new();
+    // A symlink or special file was read (and will be skipped).
+    let mut special = false;
     for entry in reader {
         let Ok(entry) = entry else {
+            reach::point("files.list.read-directory");
             return Vec::new();
         };
         let Ok(file_type) = entry.file_type() else {
+            reach::point("files.list.read-directory");
             return Vec::new();
         };
         let kind = if file_type.is_dir() {
@@ -188,6 +199,7 @@ fn read_directory(absolute: &Path) -> Vec<DirEntry> {
         } else if file_type.is_file() {
             Some(FileKind::File)
         } else {
+            special = true;
             None
         };
         entries.push(DirEntry {
@@ -196,6 +208,10 @@ fn read_directory(absolute: &Path) -> Vec<DirEntry> {
         });
     }
     entries.sort_by(|left, right| compare_utf16(&left.name, &right.name));
+    reach::point("files.list.read-directory");
+    if special {
+        reach::point("files.list.symlinks");
+    }
     entries
 }
 
@@ -383,6 +399,8 @@ impl FileIndex {
         let mut index = FileIndex::default();
         let mut directories: Vec<(PathBuf, String)> = vec![(root.to_path_buf(), String::new())];
         let mut cursor = 0;
+        // An excluded directory was met (neither indexed nor descended).
+        let mut excluded_met = false;
         while cursor < directories.len() && index.len() < config.max_entries {
             let (absolute, relative) = directories[cursor].clone();
             cursor += 1;
@@ -395,6 +413,7 @@ impl FileIndex {
                 match entry.kind {
                     Some(FileKind::Directory) => {
                         if excluded.names.contains(&entry.name) {
+                            excluded_met = true;
                             continue;
                         }
                         directories.push((absolute.join(&entry.name), path.clone()));
@@ -404,9 +423,13 @@ impl FileIndex {
                     None => {}
                 }
                 if index.len() >= config.max_entries {
+                    reach::point("files.list.max-entries");
                     break;
                 }
             }
+        }
+        if excluded_met {
+            reach::point("files.list.excluded");
         }
         index
     }
@@ -477,6 +500,7 @@ impl FileIndex {
     /// and a bounded heap of the best `limit`.
     pub fn search(&self, query: &[u16], limit: usize) -> Vec<FileReferenceCandidate> {
         let show_hidden = shows_hidden(query);
+        reach::point("files.list.hidden");
         let visible = (0..self.len()).filter(|position| show_hidden || !self.hot[*position].hidden);
         let needle = match String::from_utf16(&to_lower(query)) {
             Ok(text) if !query.is_empty() => Needle {
@@ -499,6 +523,8 @@ impl FileIndex {
         // ties beyond it by path in code-unit order (`Ranked`'s `Ord`).
         let mut kept: BinaryHeap<Ranked<'_>> = BinaryHeap::with_capacity(limit + 1);
         let mut floor = 0;
+        // A match was left out because the top `limit` was full.
+        let mut cut = false;
         for position in visible {
             if self.hot[position].mask & needle.mask != needle.mask {
                 continue;
@@ -517,15 +543,25 @@ impl FileIndex {
             if kept.len() < limit {
                 kept.push(ranked);
             } else if kept.peek().is_some_and(|worst| ranked < *worst) {
+                cut = true;
                 kept.pop();
                 kept.push(ranked);
+            } else {
+                cut = true;
             }
             if kept.len() == limit {
                 floor = kept.peek().map_or(0, Ranked::score);
             }
         }
-        kept.into_sorted_vec()
-            .into_iter()
+        let kept = kept.into_sorted_vec();
+        reach_ranked(
+            query,
+            kept.iter()
+                .map(|ranked| (ranked.score(), self.hot[ranked.position].kind)),
+            cut,
+            kept.windows(2).any(|pair| pair[0].key == pair[1].key),
+        );
+        kept.into_iter()
             .map(|ranked| self.entry(ranked.position).candidate())
             .collect()
     }
@@ -613,14 +649,34 @@ impl WorkspaceFileSearch {
     /// `files.list.directory`), any other query ranks the index (spec
     /// `files.list.index`).
     pub fn list(&self, raw_query: &[u16]) -> Vec<FileReferenceCandidate> {
+        let mut backslash = false;
         let query: Vec<u16> = raw_query
             .iter()
-            .map(|unit| if *unit == BACKSLASH { SLASH } else { *unit })
+            .map(|unit| {
+                if *unit == BACKSLASH {
+                    backslash = true;
+                    SLASH
+                } else {
+                    *unit
+                }
+            })
             .collect();
+        if backslash {
+            reach::point("files.list.backslash");
+        }
         match query.iter().rposition(|unit| *unit == SLASH) {
-            Some(slash) => self.list_directory(&query[..=slash], &query[slash + 1..]),
-            None if query.is_empty() => self.list_directory(&[], &[]),
-            None => self.index().search(&query, self.config().max_results),
+            Some(slash) => {
+                reach::point("files.list.directory");
+                self.list_directory(&query[..=slash], &query[slash + 1..])
+            }
+            None if query.is_empty() => {
+                reach::point("files.list.directory");
+                self.list_directory(&[], &[])
+            }
+            None => {
+                reach::point("files.list.index");
+                self.index().search(&query, self.config().max_results)
+            }
         }
     }
 
@@ -635,19 +691,29 @@ impl WorkspaceFileSearch {
             .split(|unit| *unit == SLASH)
             .any(|segment| self.excluded.units.contains(segment))
         {
+            reach::point("files.list.excluded");
             return Vec::new();
         }
         let Some(absolute) = resolve_display_directory(&self.root, directory) else {
             return Vec::new();
         };
         let show_hidden = fragment.first() == Some(&DOT);
+        if show_hidden {
+            reach::point("files.list.directory-hidden");
+        }
         let mut candidates = Vec::new();
+        // A dot entry was skipped; an excluded directory was met.
+        let (mut hidden_skipped, mut excluded_met) = (false, false);
         for entry in read_directory(&absolute) {
             if entry.name.starts_with('.') && !show_hidden {
+                hidden_skipped = true;
                 continue;
             }
             let kind = match entry.kind {
-                Some(FileKind::Directory) if self.excluded.names.contains(&entry.name) => continue,
+                Some(FileKind::Directory) if self.excluded.names.contains(&entry.name) => {
+                    excluded_met = true;
+                    continue;
+                }
                 Some(kind) => kind,
                 None => continue,
             };
@@ -658,6 +724,13 @@ impl WorkspaceFileSearch {
                 kind,
             });
         }
+        if hidden_skipped {
+            reach::point("files.list.directory-hidden");
+        }
+        if excluded_met {
+            reach::point("files.list.excluded");
+        }
+        reach::point("files.list.directory-rank");
         rank_candidates(candidates, fragment, self.config().max_results)
     }
 }
@@ -712,6 +785,7 @@ fn resolve_display_directory(root: &Path, directory: &[u16]) -> Option<PathBuf> 
     // Node writes a lone surrogate of a path as U+FFFD.
     let typed = String::from_utf16_lossy(directory);
     let mut target = if typed.starts_with('/') {
+        reach::point("files.list.escape");
         Vec::new()
     } else {
         root_segments.clone()
@@ -720,7 +794,11 @@ fn resolve_display_directory(root: &Path, directory: &[u16]) -> Option<PathBuf> 
         push_segment(&mut target, segment);
     }
     if !target.starts_with(&root_segments) {
+        reach::point("files.list.escape");
         return None;
+    }
+    if target.len() > root_segments.len() {
+        reach::point("files.list.directory-segments");
     }
     let mut current = path_of(&root_segments);
     for segment in &target[root_segments.len()..] {

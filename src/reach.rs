@@ -25,9 +25,17 @@ thread_local! {
 /// recorded on this thread, if any.
 #[inline]
 pub fn point(rule: &'static str) {
-    if RECORDING_THREADS.load(Ordering::Relaxed) != 0 {
+    if is_recording() {
         mark(rule);
     }
+}
+
+/// Whether any thread records: a point that needs work to find out
+/// whether its decision was taken (a pass over the results) does it only
+/// then.
+#[inline]
+pub fn is_recording() -> bool {
+    RECORDING_THREADS.load(Ordering::Relaxed) != 0
 }
 
 #[cold]

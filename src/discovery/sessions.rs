@@ -543,7 +543,7 @@ impl CandidateIndex {
         let mut hits = best.into_vec();
         hits.sort_unstable();
         reach::point("candidates.rank");
-        if features.fuzzy && !lowered.is_empty() {
+        if features.fuzzy && !lowered.is_empty() && reach::is_recording() {
             reach_fuzzy(&hits);
         }
         hits.into_iter()

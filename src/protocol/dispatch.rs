@@ -501,20 +501,31 @@ fn pre_step_op(features: Features, input: &Json) -> Answer {
 /// `candidates/list` and, with `remote`, `candidates/remote`
 /// (spec `candidates.*`).
 fn candidates_op(features: Features, input: &Json, remote: bool, listing: Listing<'_>) -> Answer {
+    reach::point("candidates.config");
     let config = config_of(features, input)?;
+    reach::point("candidates.limit");
     let limit = match input.get("limit") {
-        Some(limit) if !remote => positive_safe_integer(limit).ok_or_else(|| {
-            Outcome::from(crate::Error::new(
-                crate::ErrorCode::InvalidReference,
-                "candidate limit must be a positive safe integer",
-            ))
-        })?,
+        Some(limit) if !remote => {
+            reach::point("candidates.limit.invalid");
+            positive_safe_integer(limit).ok_or_else(|| {
+                Outcome::from(crate::Error::new(
+                    crate::ErrorCode::InvalidReference,
+                    "candidate limit must be a positive safe integer",
+                ))
+            })?
+        }
         _ => config.candidate_limit,
     };
     let query = match input.get("query") {
-        None => JsString::default(),
+        None => {
+            reach::point("candidates.query");
+            JsString::default()
+        }
         Some(Json::String(query)) => query.clone(),
-        Some(_) => return Err(Outcome::internal("input.query must be a string")),
+        Some(_) => {
+            reach::point("candidates.query");
+            return Err(Outcome::internal("input.query must be a string"));
+        }
     };
     let agent = input.get("agent").unwrap_or(&Json::Null);
     let listed = Records::read(listing, agent.get("id"), agent.get("cwd"), features)?;

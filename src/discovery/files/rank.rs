@@ -126,21 +126,20 @@ pub fn rank_candidates(
             })
             .then_with(|| left.path.units().cmp(right.path.units()))
     });
-    let kept = &ranked[..ranked.len().min(limit)];
-    // Two returned candidates that only their paths' code units order.
-    let tie = kept.windows(2).any(|pair| {
-        let ((left_score, left), (right_score, right)) = (&pair[0], &pair[1]);
-        left_score == right_score
-            && left.kind == right.kind
-            && (query.is_empty() || left.path.len() == right.path.len())
-    });
-    reach_ranked(
-        query,
-        kept.iter()
-            .map(|(score, candidate)| (*score, candidate.kind)),
-        ranked.len() > limit,
-        tie,
-    );
+    if reach::is_recording() {
+        let kept = &ranked[..ranked.len().min(limit)];
+        // Two returned candidates that only their paths' code units order.
+        let tie = kept.windows(2).any(|pair| {
+            let ((left_score, left), (right_score, right)) = (&pair[0], &pair[1]);
+            left_score == right_score
+                && left.kind == right.kind
+                && (query.is_empty() || left.path.len() == right.path.len())
+        });
+        let kept = kept
+            .iter()
+            .map(|(score, candidate)| (*score, candidate.kind));
+        reach_ranked(query, kept, ranked.len() > limit, tie);
+    }
     ranked
         .into_iter()
         .take(limit)

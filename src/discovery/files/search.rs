@@ -554,13 +554,15 @@ impl FileIndex {
             }
         }
         let kept = kept.into_sorted_vec();
-        reach_ranked(
-            query,
-            kept.iter()
-                .map(|ranked| (ranked.score(), self.hot[ranked.position].kind)),
-            cut,
-            kept.windows(2).any(|pair| pair[0].key == pair[1].key),
-        );
+        if reach::is_recording() {
+            reach_ranked(
+                query,
+                kept.iter()
+                    .map(|ranked| (ranked.score(), self.hot[ranked.position].kind)),
+                cut,
+                kept.windows(2).any(|pair| pair[0].key == pair[1].key),
+            );
+        }
         kept.into_iter()
             .map(|ranked| self.entry(ranked.position).candidate())
             .collect()

@@ -6,6 +6,7 @@
 
 use crate::error::Error;
 use crate::js::{code_point_len, is_js_whitespace, is_line_terminator, push_slot, JsString};
+use crate::reach;
 use crate::uri::{self, is_payload_unit, SCHEME_UNITS};
 
 const AT: u16 = b'@' as u16;
@@ -48,6 +49,7 @@ pub struct Parsed {
 /// defaults to the id only when absent; `Some("")` gives `@[](…)`
 /// (spec `mention.format.form`, `mention.format.escape`).
 pub fn format(session_id: &[u16], label: Option<&[u16]>) -> JsString {
+    reach::point("mention.format.default-label");
     format_encoded(label.unwrap_or(session_id), &uri::encode(session_id))
 }
 
@@ -55,6 +57,8 @@ pub fn format(session_id: &[u16], label: Option<&[u16]>) -> JsString {
 /// a session id of another type than string is encoded by
 /// [`uri::encode_value`].
 pub fn format_encoded(label: &[u16], encoded: &str) -> JsString {
+    reach::point("mention.format.form");
+    reach::point("mention.format.escape");
     let mut out = Vec::with_capacity(label.len() + encoded.len() + 5);
     out.extend_from_slice(&[AT, OPEN_BRACKET]);
     for &unit in label {
@@ -143,21 +147,29 @@ impl<'a> Scanner<'a> {
             }
             // The id and label are written into the reference's slot in
             // place (see `push_slot`).
+            reach::point("mention.parse.scan");
             let reference = push_slot(&mut references, VACANT_REFERENCE);
             let (uri_start, uri_end) = matched.uri;
+            reach::point("mention.parse.decode");
+            reach::point("mention.parse.all-or-nothing");
             decode(&text[uri_start..uri_end], &mut reference.session_id)?;
             match matched.raw_label {
                 Some((label_start, label_end)) => {
                     unescape_label_into(&text[label_start..label_end], &mut reference.label);
                 }
-                None => reference.label.assign_slice(reference.session_id.units()),
+                None => {
+                    reach::point("mention.parse.bare-label");
+                    reference.label.assign_slice(reference.session_id.units());
+                }
             }
+            reach::point("mention.parse.replacement");
             out.extend_from_slice(&text[copied_until..matched.start]);
             out.push(AT);
             out.extend_from_slice(reference.label.units());
             copied_until = matched.end;
             position = matched.end;
         }
+        reach::point("mention.parse.references");
         if references.is_empty() {
             return Ok(Parsed {
                 text: JsString::from_units(text.to_vec()),
@@ -178,19 +190,24 @@ impl<'a> Scanner<'a> {
         if text.get(at + 1) != Some(&OPEN_BRACKET) {
             return None;
         }
+        reach::point("mention.parse.explicit");
         let label_start = at + 2;
         if label_start <= self.failed_labels_until {
+            reach::point("mention.parse.linear");
+            reach::point("mention.parse.fall-through");
             return None;
         }
         let close = match scan_label(text, label_start) {
             Ok(close) => close,
             Err(stopped_at) => {
+                reach::point("mention.parse.fall-through");
                 self.failed_labels_until = stopped_at;
                 return None;
             }
         };
         let matched = self.uri_after_label(at, label_start, close);
         if matched.is_none() {
+            reach::point("mention.parse.fall-through");
             self.failed_labels_until = close;
         }
         matched
@@ -203,15 +220,27 @@ impl<'a> Scanner<'a> {
         {
             return None;
         }
+        reach::point("mention.parse.uri-run");
+        reach::point("mention.parse.js-whitespace");
         let run_start = uri_start + SCHEME_UNITS.len();
         let stop = match self.last_uri_run {
-            Some((start, stop)) if start <= run_start && run_start <= stop => stop,
+            Some((start, stop)) if start <= run_start && run_start <= stop => {
+                reach::point("mention.parse.linear");
+                stop
+            }
             _ => text[run_start..]
                 .iter()
                 .position(|&unit| unit == CLOSE_PAREN || is_js_whitespace(unit))
                 .map_or(text.len(), |offset| run_start + offset),
         };
         self.last_uri_run = Some((run_start, stop));
+        if text.get(stop) == Some(&CLOSE_PAREN)
+            && !text[run_start..stop]
+                .iter()
+                .any(|unit| is_payload_unit(*unit))
+        {
+            reach::point("mention.parse.empty-uri");
+        }
         (text.get(stop) == Some(&CLOSE_PAREN)).then_some(Match {
             start: at,
             end: stop + 1,
@@ -225,6 +254,7 @@ impl<'a> Scanner<'a> {
 /// after it (never a line terminator), or any code point but `\` and `]`.
 /// Returns the position of the closing `]`, or where the scan failed.
 fn scan_label(text: &[u16], start: usize) -> Result<usize, usize> {
+    reach::point("mention.parse.label");
     let mut index = start;
     while index < text.len() {
         match text[index] {
@@ -233,7 +263,10 @@ fn scan_label(text: &[u16], start: usize) -> Result<usize, usize> {
                 Some(&next) if !is_line_terminator(next) => {
                     index += 1 + code_point_len(text, index + 1);
                 }
-                _ => return Err(index),
+                _ => {
+                    reach::point("mention.parse.label-escape");
+                    return Err(index);
+                }
             },
             _ => index += code_point_len(text, index),
         }
@@ -250,10 +283,14 @@ fn bare_ending_at_colon(text: &[u16], colon: usize, not_before: usize) -> Option
     if start < not_before || text[start..=colon] != SCHEME_UNITS {
         return None;
     }
+    reach::point("mention.parse.bare");
     let payload_len = text[colon + 1..]
         .iter()
         .take_while(|unit| is_payload_unit(**unit))
         .count();
+    if payload_len == 0 {
+        reach::point("mention.parse.empty-uri");
+    }
     (payload_len > 0).then_some(Match {
         start,
         end: colon + 1 + payload_len,
@@ -265,10 +302,12 @@ fn bare_ending_at_colon(text: &[u16], colon: usize, not_before: usize) -> Option
 /// The label with each backslash escape replaced by the code point it
 /// escapes, into `label` (spec `mention.parse.label-unescape`).
 fn unescape_label_into(raw: &[u16], label: &mut JsString) {
+    reach::point("mention.parse.label-unescape");
     if !raw.contains(&BACKSLASH) {
         label.assign_slice(raw);
         return;
     }
+    reach::point("mention.parse.label-escape");
     let mut out = Vec::with_capacity(raw.len());
     let mut index = 0;
     while index < raw.len() {

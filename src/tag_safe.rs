@@ -3,11 +3,14 @@
 //! `</referenced-sessions>`.
 
 use crate::js::json::{self, Json};
+use crate::reach;
 
 /// `JSON.stringify(value)` with every `<` replaced by the six characters
 /// `\u003c`. Every `<` lies inside a string literal, so parsing the result
 /// gives back the same value.
 pub fn stringify_tag_safe(value: &Json) -> String {
+    reach::point("json.tag-safe.op");
+    reach::point("json.tag-safe.less-than");
     json::stringify(value).replace('<', "\\u003c")
 }
 

@@ -3,6 +3,7 @@
 use crate::error::{Error, ErrorCode};
 use crate::js::json::{self, Json};
 use crate::js::JsString;
+use crate::reach;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 
@@ -41,6 +42,10 @@ pub fn encode_value(session_id: &Json) -> String {
 }
 
 fn encode_literal(literal: &str) -> String {
+    reach::point("uri.encode.form");
+    reach::point("uri.encode.json-literal");
+    reach::point("uri.scheme");
+    reach::point("uri.encode.base64url");
     let mut uri = String::with_capacity(SCHEME.len() + literal.len().div_ceil(3) * 4);
     uri.push_str(SCHEME);
     URL_SAFE_NO_PAD.encode_string(literal.as_bytes(), &mut uri);
@@ -61,8 +66,10 @@ pub fn decode(uri: &[u16]) -> Result<JsString, Error> {
 /// reference's id straight into its slot.
 pub(crate) fn decode_into(uri: &[u16], session_id: &mut JsString) -> Result<(), Error> {
     if decode_canonical(uri, session_id) {
+        reach::point("uri.decode.accept-set");
         Ok(())
     } else {
+        reach::point("uri.decode.error");
         Err(invalid_uri(uri))
     }
 }
@@ -73,16 +80,22 @@ const SHORT_PAYLOAD: usize = 128;
 
 /// Whether `uri` is canonical; if so, its session id is in `session_id`.
 fn decode_canonical(uri: &[u16], session_id: &mut JsString) -> bool {
+    reach::point("uri.scheme");
     let Some(payload) = uri.strip_prefix(&SCHEME_UNITS[..]) else {
+        reach::point("uri.decode.prefix");
         return false;
     };
+    reach::point("uri.decode.prefix");
     if payload.is_empty() || !payload.iter().all(|unit| is_payload_unit(*unit)) {
+        reach::point("uri.decode.alphabet");
         return false;
     }
+    reach::point("uri.decode.alphabet");
     if payload.len() > SHORT_PAYLOAD {
         let payload: Vec<u8> = payload.iter().map(|unit| *unit as u8).collect();
         return URL_SAFE_NO_PAD
             .decode(payload)
+            .inspect_err(|_| reach::point("uri.decode.canonical"))
             .is_ok_and(|literal| literal_session_id(&literal, session_id));
     }
     let mut bytes = [0u8; SHORT_PAYLOAD];
@@ -93,6 +106,7 @@ fn decode_canonical(uri: &[u16], session_id: &mut JsString) -> bool {
     let mut literal = [0u8; SHORT_PAYLOAD / 4 * 3];
     URL_SAFE_NO_PAD
         .decode_slice(&bytes[..payload.len()], &mut literal)
+        .inspect_err(|_| reach::point("uri.decode.canonical"))
         .is_ok_and(|length| literal_session_id(&literal[..length], session_id))
 }
 
@@ -110,19 +124,26 @@ fn literal_session_id(literal: &[u8], session_id: &mut JsString) -> bool {
             .iter()
             .all(|&byte| (0x20..0x7F).contains(&byte) && byte != b'"' && byte != b'\\')
         {
+            reach::point("uri.decode.json-string");
+            reach::point("uri.decode.canonical");
             session_id.assign_latin1(inner);
             return true;
         }
     }
     let Ok(text) = std::str::from_utf8(literal) else {
+        reach::point("uri.decode.canonical");
         return false;
     };
     let Ok(Json::String(parsed)) = json::parse(text) else {
+        reach::point("uri.decode.json-string");
         return false;
     };
+    reach::point("uri.decode.json-string");
     if json::quote(parsed.units()).as_bytes() != literal {
+        reach::point("uri.decode.canonical");
         return false;
     }
+    reach::point("uri.decode.canonical");
     *session_id = parsed;
     true
 }

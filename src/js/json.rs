@@ -13,6 +13,7 @@
 //!   lines with invisible code points escaped, for vector files.
 
 use super::{is_high_surrogate, is_low_surrogate, push_slot, JsString};
+use crate::reach;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -583,6 +584,8 @@ impl Input<'_> {
 /// `JSON.stringify(JSON.parse(text))` for the text `value` was parsed from:
 /// JavaScript's object model (spec `json.stringify.*`).
 pub fn stringify(value: &Json) -> String {
+    reach::point("json.stringify.compact");
+    reach::point("json.stringify.strings");
     Writer {
         js_object_model: true,
         escapes: Escapes::Stringify,
@@ -593,6 +596,7 @@ pub fn stringify(value: &Json) -> String {
 /// `JSON.stringify(value, null, 2)`: containers one member a line, two
 /// spaces an indent level, empty ones as `[]` and `{}`.
 pub fn stringify_indented(value: &Json) -> String {
+    reach::point("json.stringify.strings");
     let mut out = String::new();
     Writer {
         js_object_model: true,
@@ -694,6 +698,7 @@ pub fn push_quoted(units: &[u16], tag_safe: bool, out: &mut String) {
     let start = out.len();
     write_string(units, Escapes::Stringify, out);
     if out[start..].contains('<') {
+        reach::point("json.tag-safe.less-than");
         let replaced = out[start..].replace('<', "\\u003c");
         out.truncate(start);
         out.push_str(&replaced);
@@ -885,7 +890,10 @@ impl Writer {
             Json::Null => out.push_ascii(b"null"),
             Json::Bool(true) => out.push_ascii(b"true"),
             Json::Bool(false) => out.push_ascii(b"false"),
-            Json::Number(number) if self.js_object_model => write_number(*number, out),
+            Json::Number(number) if self.js_object_model => {
+                reach::point("json.stringify.numbers");
+                write_number(*number, out)
+            }
             Json::Number(number) => write_number_exact(*number, out),
             Json::String(text) => write_string(text.units(), self.escapes, out),
         }
@@ -979,6 +987,7 @@ pub fn into_js_object_model(value: Json) -> Json {
     match value {
         Json::Array(items) => Json::Array(items.into_iter().map(into_js_object_model).collect()),
         Json::Object(members) => {
+            reach::point("json.stringify.member-order");
             let mut position: HashMap<JsString, usize> = HashMap::with_capacity(members.len());
             let mut unique: Vec<(JsString, Json)> = Vec::with_capacity(members.len());
             for (key, value) in members {
@@ -1007,6 +1016,7 @@ pub fn into_js_object_model(value: Json) -> Json {
 /// array indices come first in ascending numeric order (spec
 /// `json.stringify.member-order`).
 fn js_object_members(members: &[(JsString, Json)]) -> Vec<(&JsString, &Json)> {
+    reach::point("json.stringify.member-order");
     let mut position: HashMap<&JsString, usize> = HashMap::with_capacity(members.len());
     let mut unique: Vec<(&JsString, &Json)> = Vec::with_capacity(members.len());
     for (key, value) in members {
@@ -1158,6 +1168,7 @@ fn plain_run(units: &[u16]) -> usize {
 /// everything else raw. Runs of plain ASCII are copied in bulk.
 fn write_string<S: Sink>(units: &[u16], escapes: Escapes, out: &mut S) {
     out.push_ascii(b"\"");
+    let mut lone_surrogate = false;
     let mut index = 0;
     while index < units.len() {
         let run = plain_run(&units[index..]);
@@ -1186,6 +1197,7 @@ fn write_string<S: Sink>(units: &[u16], escapes: Escapes, out: &mut S) {
                 index += 1;
             }
             _ if is_high_surrogate(unit) || is_low_surrogate(unit) => {
+                lone_surrogate = true;
                 push_unicode_escape(unit, out)
             }
             _ if escapes == Escapes::Invisible && is_invisible(unit) => {
@@ -1195,6 +1207,10 @@ fn write_string<S: Sink>(units: &[u16], escapes: Escapes, out: &mut S) {
                 .push_char(char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER)),
         }
         index += 1;
+    }
+    if lone_surrogate && escapes == Escapes::Stringify {
+        reach::point("uri.encode.lone-surrogate");
+        reach::point("wire.strings.escapes");
     }
     out.push_ascii(b"\"");
 }

@@ -173,6 +173,7 @@ fn uri_decode(input: &Json) -> Answer {
 /// `protocol.input-types`).
 fn mention_format(input: &Json) -> Answer {
     let session_id = input.get("sessionId");
+    reach::point("mention.format.default-label");
     let label = match (input.get("label"), session_id) {
         (Some(Json::String(label)), _) => label.units(),
         (None | Some(Json::Null), Some(Json::String(session_id))) => session_id.units(),
@@ -219,9 +220,10 @@ pub fn parsed_json(parsed: mention::Parsed) -> Json {
 }
 
 fn json_tag_safe(input: &Json) -> Answer {
-    let value = input
-        .get("value")
-        .ok_or_else(|| Outcome::internal("session-reference data is not JSON-serializable"))?;
+    let value = input.get("value").ok_or_else(|| {
+        reach::point("json.tag-safe.not-serializable");
+        Outcome::internal("session-reference data is not JSON-serializable")
+    })?;
     Ok(Json::str(&tag_safe::stringify_tag_safe(value)))
 }
 

@@ -1247,3 +1247,28 @@ fn the_corpus_grows_cases_from_the_vectors_unless_turned_off() {
         "{text}"
     );
 }
+
+/// runner.differential.guided: with the default cases, under seeds 3 and
+/// 17, a run against the reference adapter reaches every rule it could
+/// reach, each by at least five compared cases, and says so in `coverage`
+/// (conformance.reach).
+#[test]
+fn the_default_cases_reach_every_reachable_rule_five_times() {
+    let adapter = format!("'{}' adapter", env!("CARGO_BIN_EXE_dsh-session-reference"));
+    for seed in ["3", "17"] {
+        let (code, stdout) = differential_cli(&adapter, &["--seed", seed, "--format", "json"]);
+        assert_eq!(code, Some(0), "seed {seed}: {stdout}");
+        let report = json::parse(&stdout).expect("a JSON report");
+        let coverage = report.get("coverage").expect("coverage");
+        let unreached = coverage.get("unreached").and_then(Json::as_array);
+        assert_eq!(unreached.map(<[Json]>::len), Some(0), "seed {seed}: {coverage:?}");
+        let reached = coverage.get("reached").and_then(Json::as_object).unwrap_or_default();
+        assert!(reached.len() > 150, "seed {seed}: {} rules reached", reached.len());
+        let few: Vec<String> = reached
+            .iter()
+            .filter(|(_, cases)| !matches!(cases, Json::Number(cases) if *cases >= 5.0))
+            .map(|(rule, cases)| format!("{rule:?}: {cases:?}"))
+            .collect();
+        assert!(few.is_empty(), "seed {seed}: rules under five cases: {few:?}");
+    }
+}

@@ -443,7 +443,13 @@ fn say_counts(summary: &Summary) {
 /// The rules the run could reach that no case reached (spec
 /// `runner.differential.guided`), when there are any.
 fn say_coverage(summary: &Summary) {
-    let unreached = summary.coverage.unreached();
+    let coverage = &summary.coverage;
+    say!(
+        "rules reached: {} (guided cases: {})",
+        coverage.reached.len(),
+        coverage.guided
+    );
+    let unreached = coverage.unreached();
     if !unreached.is_empty() {
         say!(
             "rules the vectors reach and no case did ({}): {}",

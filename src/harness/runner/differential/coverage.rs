@@ -14,6 +14,8 @@ pub struct Coverage {
     pub reached: BTreeMap<&'static str, u64>,
     /// The rules the run could reach.
     pub reachable: BTreeSet<&'static str>,
+    /// The guided cases sent (spec `runner.differential.guided`).
+    pub guided: u64,
 }
 
 impl Coverage {
@@ -38,6 +40,7 @@ impl Coverage {
         JsonCoverage {
             reached: self.reached.clone(),
             unreached: self.unreached(),
+            guided: self.guided,
         }
     }
 }
@@ -49,4 +52,6 @@ pub struct JsonCoverage {
     pub reached: BTreeMap<&'static str, u64>,
     /// The rules the run could reach that no compared case did.
     pub unreached: Vec<&'static str>,
+    /// The guided cases sent.
+    pub guided: u64,
 }

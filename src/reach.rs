@@ -1,4 +1,4 @@
-//! Rule reach (spec `conformance.reach`, ours): which rules of the
+//! Rule reach (spec `runner.reach`, ours): which rules of the
 //! specification a request's decisions exercised, so that a suite can say
 //! where it looked instead of hoping.
 //!
@@ -81,7 +81,7 @@ mod tests {
 
     #[test]
     fn a_recording_holds_the_points_its_request_reached_once_each() {
-        // conformance.reach
+        // runner.reach
         let ((), reached) = recording(|| {
             point("b.rule");
             point("a.rule");

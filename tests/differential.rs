@@ -746,6 +746,7 @@ fn a_port_without_capabilities_gets_typed_requests_of_every_op() {
         "prepare,pre-step,candidates/list,config/check",
         "--cases",
         "240",
+        "--no-guide",
         "--seed",
         "3",
         "--format",
@@ -831,6 +832,7 @@ fn a_run_whose_declared_op_compares_nothing_fails() {
             "json/tag-safe,uri/encode",
             "--cases",
             "100",
+            "--no-guide",
             "--seed",
             "1",
             "--corpus",
@@ -1088,6 +1090,7 @@ fn a_slow_answer_is_compared_and_reported_slow() {
             "retain,uri/encode",
             "--cases",
             "10",
+            "--no-guide",
             "--seed",
             "1",
             "--timeout",
@@ -1125,6 +1128,7 @@ fn a_port_that_loops_forever_on_one_op_is_reported_in_bounded_time() {
             "retain,uri/encode",
             "--cases",
             "40",
+            "--no-guide",
             "--seed",
             "1",
             "--timeout",
@@ -1251,7 +1255,7 @@ fn the_corpus_grows_cases_from_the_vectors_unless_turned_off() {
 /// runner.differential.guided: with the default cases, under seeds 3 and
 /// 17, a run against the reference adapter reaches every rule it could
 /// reach, each by at least five compared cases, and says so in `coverage`
-/// (conformance.reach).
+/// (runner.reach).
 #[test]
 fn the_default_cases_reach_every_reachable_rule_five_times() {
     let adapter = format!("'{}' adapter", env!("CARGO_BIN_EXE_dsh-session-reference"));
@@ -1261,14 +1265,28 @@ fn the_default_cases_reach_every_reachable_rule_five_times() {
         let report = json::parse(&stdout).expect("a JSON report");
         let coverage = report.get("coverage").expect("coverage");
         let unreached = coverage.get("unreached").and_then(Json::as_array);
-        assert_eq!(unreached.map(<[Json]>::len), Some(0), "seed {seed}: {coverage:?}");
-        let reached = coverage.get("reached").and_then(Json::as_object).unwrap_or_default();
-        assert!(reached.len() > 150, "seed {seed}: {} rules reached", reached.len());
+        assert_eq!(
+            unreached.map(<[Json]>::len),
+            Some(0),
+            "seed {seed}: {coverage:?}"
+        );
+        let reached = coverage
+            .get("reached")
+            .and_then(Json::as_object)
+            .unwrap_or_default();
+        assert!(
+            reached.len() > 150,
+            "seed {seed}: {} rules reached",
+            reached.len()
+        );
         let few: Vec<String> = reached
             .iter()
             .filter(|(_, cases)| !matches!(cases, Json::Number(cases) if *cases >= 5.0))
             .map(|(rule, cases)| format!("{rule:?}: {cases:?}"))
             .collect();
-        assert!(few.is_empty(), "seed {seed}: rules under five cases: {few:?}");
+        assert!(
+            few.is_empty(),
+            "seed {seed}: rules under five cases: {few:?}"
+        );
     }
 }

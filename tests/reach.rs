@@ -1,4 +1,4 @@
-//! Rule reach by execution (spec `conformance.reach`): the reference's
+//! Rule reach by execution (spec `runner.reach`): the reference's
 //! reach points and the specification's rules are held to each other, and
 //! every rule with a point is reached by a vector run on the reference.
 
@@ -56,7 +56,7 @@ fn decidable_area_rules() -> BTreeSet<&'static str> {
 
 #[test]
 fn every_point_is_a_rule_of_the_reference_areas() {
-    // conformance.reach
+    // runner.reach
     let rules = decidable_area_rules();
     let strays: Vec<String> = points()
         .into_iter()
@@ -72,7 +72,7 @@ fn every_point_is_a_rule_of_the_reference_areas() {
 
 #[test]
 fn every_rule_of_the_reference_areas_has_a_point_or_is_decided_in_prose() {
-    // conformance.reach
+    // runner.reach
     let points = points();
     let prose = spec::decided_in_prose();
     let rules = decidable_area_rules();
@@ -106,7 +106,7 @@ fn every_rule_of_the_reference_areas_has_a_point_or_is_decided_in_prose() {
 
 #[test]
 fn every_rule_with_a_point_is_reached_by_a_vector() {
-    // conformance.reach
+    // runner.reach
     let suite = Suite::embedded().expect("the embedded suite");
     let reached = rule_reach::by_rule(suite.vectors().map(|(_, vector)| vector));
     let points = points();

@@ -90,7 +90,7 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
 }
 
 /// The spec files whose rules the reference decides (spec
-/// `conformance.reach`): each such rule has a reach point, or is decided
+/// `runner.reach`): each such rule has a reach point, or is decided
 /// in prose ([`decided_in_prose`]).
 pub const REFERENCE_AREAS: &[&str] = &[
     "uri.md",
@@ -110,7 +110,7 @@ pub const REFERENCE_AREAS: &[&str] = &[
 /// The rules of the reference's areas decided in prose, with why: the
 /// rows `` | `rule.id` | reason | `` of the table after the heading
 /// `Rules decided in prose` in `conformance.md` (spec
-/// `conformance.reach`).
+/// `runner.reach`).
 pub fn decided_in_prose() -> BTreeMap<&'static str, &'static str> {
     let text = SPEC_FILES
         .iter()

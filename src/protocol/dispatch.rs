@@ -113,7 +113,28 @@ fn handle_modelled(features: Features, op: &str, input: &Json) -> Outcome {
             message: format!("unknown op {op:?}"),
         }),
     };
-    answer.map_or_else(|failure| failure, Outcome::Output)
+    answer.map_or_else(|failure| failure, as_written)
+}
+
+/// An output as `JSON.stringify` writes upstream's answer on the wire
+/// (spec `wire.json.numbers`): a number copied from the input that is not
+/// finite is `null` (−0 stays: numbers are compared as numbers, and the
+/// wire writes it exactly). Walked without recursion: an output
+/// copies input values nested up to [`json::MAX_DEPTH`].
+fn as_written(mut output: Json) -> Outcome {
+    let mut pending = vec![&mut output];
+    while let Some(value) = pending.pop() {
+        match value {
+            Json::Number(number) if !number.is_finite() => {
+                reach::point("wire.json.numbers");
+                *value = Json::Null;
+            }
+            Json::Array(items) => pending.extend(items.iter_mut()),
+            Json::Object(members) => pending.extend(members.iter_mut().map(|(_, item)| item)),
+            _ => {}
+        }
+    }
+    Outcome::Output(output)
 }
 
 /// Answers one operation with `features`' behaviours, free to take parts of
@@ -144,7 +165,7 @@ pub fn handle_taking(features: Features, op: &str, input: &mut Json) -> Outcome 
     if let (Json::Object(members), Some(sessions)) = (input, sessions) {
         members.push((JsString::from("sessions"), sessions));
     }
-    answer.map_or_else(|failure| failure, Outcome::Output)
+    answer.map_or_else(|failure| failure, as_written)
 }
 
 type Answer = Result<Json, Outcome>;

@@ -62,6 +62,11 @@ pub struct DifferentialArgs {
     /// is sent after the drawn cases (spec `runner.differential.reach`).
     #[arg(long)]
     no_order_scope: bool,
+    /// Leave out the guided cases: by default, after the drawn and ordered
+    /// cases, up to a quarter as many again aim at the rules that fewer
+    /// than five cases reached (spec `runner.differential.guided`).
+    #[arg(long)]
+    no_guide: bool,
     /// Seconds to wait for each answer.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     timeout: u64,
@@ -146,6 +151,7 @@ fn differential(args: &DifferentialArgs) -> Result<Exit, Exit> {
         seeds,
         type_confusion: !args.no_type_confusion,
         order_scope: !args.no_order_scope,
+        guided: !args.no_guide,
     };
     let started = Instant::now();
     let (a, b) = (sides.a.as_mut(), &mut sides.b);

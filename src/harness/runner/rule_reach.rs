@@ -1,4 +1,4 @@
-//! The rules the suite's vectors reach (spec `conformance.reach`): each
+//! The rules the suite's vectors reach (spec `runner.reach`): each
 //! vector run on the reference, in each profile it runs in, under
 //! [`reach::recording`](crate::reach::recording), gives the rules whose
 //! decisions it exercised. The JSON report lists them per rule, and the

@@ -67,7 +67,7 @@ impl<'r> CaseLoop<'r> {
     /// quarter as many as drawn), until they run out or the run stops.
     fn run(mut self, mut on_progress: impl FnMut(&Progress)) -> Summary {
         let drawn = self.draws.total();
-        let guided = drawn..drawn + self.options.cases / 4;
+        let guided = drawn..drawn + u64::from(self.options.guided) * self.options.cases / 4;
         for case in (0..drawn).chain(guided) {
             if let Some(stopped) = self.stops_before() {
                 self.summary.stopped = Some(stopped);
@@ -76,12 +76,12 @@ impl<'r> CaseLoop<'r> {
             let next = if case < drawn {
                 self.drawn(case)
             } else {
-                let counts = &self.summary.coverage.reached;
-                match self.guide.aim(case, counts) {
-                    Some(aimed) if self.summary.keeps_out_after_hangs(aimed.planned.op) => None,
-                    Some(aimed) => Some((aimed.planned, aimed.tree)),
-                    None => break,
-                }
+                let Some(aimed) = self.guide.aim(case, &self.summary.coverage.reached) else {
+                    break;
+                };
+                self.summary.coverage.guided += 1;
+                let kept_out = self.summary.keeps_out_after_hangs(aimed.planned.op);
+                (!kept_out).then_some((aimed.planned, aimed.tree))
             };
             let Some((planned, mut tree)) = next else {
                 continue;
@@ -290,6 +290,10 @@ mod tests {
         assert!(matches!(summary.stopped, Some(Stopped::Interrupted)));
         let summary = run(&plan, &mut a, &mut b, &Options::new(20, 7), |_| {});
         assert!(summary.stopped.is_none());
-        assert_eq!((summary.cases, summary.agreed), (20, 20));
+        // The 20 drawn cases, then those guided to rules under five cases
+        // (runner.differential.guided), at most a quarter as many.
+        let guided = summary.coverage.guided;
+        assert!(guided <= 5, "{guided}");
+        assert_eq!((summary.cases, summary.agreed), (20 + guided, 20 + guided));
     }
 }

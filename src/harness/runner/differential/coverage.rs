@@ -1,4 +1,4 @@
-//! The coverage of a run (spec `conformance.reach`,
+//! The coverage of a run (spec `runner.reach`,
 //! `runner.differential.guided`): the rules each compared case reached on
 //! the reference, under the behaviours both sides have, and the rules the
 //! run could reach (as the vectors both sides run, and its kept cases,

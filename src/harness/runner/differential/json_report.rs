@@ -38,7 +38,7 @@ pub struct JsonDifferential {
     /// Per op: the cases a side did not answer at all.
     pub hangs: BTreeMap<&'static str, u64>,
     /// The rules the compared cases reached, and those the run's ops can
-    /// reach that none did (spec `conformance.reach`).
+    /// reach that none did (spec `runner.reach`).
     pub coverage: JsonCoverage,
     /// Why the run ended early, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]

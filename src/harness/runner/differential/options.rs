@@ -35,6 +35,9 @@ pub struct Options<'a> {
     /// `pre-step` is drawn (spec `runner.differential.reach`; on by
     /// default).
     pub order_scope: bool,
+    /// After the drawn and ordered cases, send cases aimed at the rules
+    /// reached least (spec `runner.differential.guided`; on by default).
+    pub guided: bool,
 }
 
 impl Options<'_> {
@@ -50,6 +53,7 @@ impl Options<'_> {
             seeds: BTreeMap::new(),
             type_confusion: true,
             order_scope: true,
+            guided: true,
         }
     }
 

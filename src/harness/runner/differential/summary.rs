@@ -59,7 +59,7 @@ pub struct Summary {
     pub hung: BTreeMap<&'static str, u64>,
     /// The classes, in the order they were found.
     pub classes: Vec<Class>,
-    /// The rules the compared cases reached (spec `conformance.reach`).
+    /// The rules the compared cases reached (spec `runner.reach`).
     pub coverage: Coverage,
     /// Why the run ended early, if it did.
     pub stopped: Option<Stopped>,

@@ -60,7 +60,7 @@ pub struct JsonReport {
     #[serde(rename = "notWaited", skip_serializing_if = "Vec::is_empty")]
     pub not_waited: Vec<String>,
     /// Per rule, the vectors of the run that reached its decisions on the
-    /// reference (spec `conformance.reach`).
+    /// reference (spec `runner.reach`).
     pub reach: BTreeMap<&'static str, Vec<String>>,
     /// One entry per vector, in suite order.
     pub results: Vec<JsonResult>,

@@ -464,7 +464,7 @@ fn missing_triples(suite: &Suite) -> Vec<Missing> {
     missing
 }
 
-// conformance.value-reach: every value class of every typed leaf member of
+// runner.value-reach: every value class of every typed leaf member of
 // the input-type table (protocol.input-types) is in a vector of every op
 // that reads the member.
 #[test]
@@ -486,7 +486,7 @@ fn every_value_class_of_every_typed_member_is_in_a_vector() {
         .collect();
     assert!(
         lines.is_empty(),
-        "{}\n{} (op, member, class) triples in no vector (conformance.value-reach; \
+        "{}\n{} (op, member, class) triples in no vector (runner.value-reach; \
          conformance/tools/value-classes.py writes vectors for them)",
         lines.join("\n"),
         lines.len()
@@ -497,6 +497,7 @@ fn every_value_class_of_every_typed_member_is_in_a_vector() {
 /// that a vector holds is no longer left out: remove it from `LEFT_OUT`).
 #[test]
 fn triples_left_out_are_in_no_vector() {
+    // runner.value-reach: the list of left-out triples cannot go stale.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/vectors");
     let suite = Suite::load(&dir).unwrap_or_else(|error| panic!("{error}"));
     for (ops, path, classes, _) in LEFT_OUT {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write a vector for each (op, member, value class) triple no vector holds
-(spec `conformance.value-reach`, issue #59).
+(spec `runner.value-reach`, issue #59).
 
     VALUE_REACH_MISSING=/tmp/missing.tsv cargo test --test value_reach
     python3 conformance/tools/value-classes.py /tmp/missing.tsv [--skip FILE] [--record FILE]
@@ -57,14 +57,14 @@ AREAS = {
 }
 
 FILE_DESCRIPTIONS = {
-    "uri": "value classes of the URI ops' typed members (conformance.value-reach)",
-    "mention": "value classes of the mention ops' typed members (conformance.value-reach)",
-    "retain": "value classes of retain's typed members (conformance.value-reach)",
-    "prepare": "value classes of prepare's typed members (conformance.value-reach)",
-    "pre-step": "value classes of the pre-step's typed members (conformance.value-reach)",
-    "config": "value classes of the configuration's typed members (conformance.value-reach)",
-    "candidates": "value classes of the candidate ops' typed members (conformance.value-reach)",
-    "files": "value classes of the file ops' typed members (conformance.value-reach)",
+    "uri": "value classes of the URI ops' typed members (runner.value-reach)",
+    "mention": "value classes of the mention ops' typed members (runner.value-reach)",
+    "retain": "value classes of retain's typed members (runner.value-reach)",
+    "prepare": "value classes of prepare's typed members (runner.value-reach)",
+    "pre-step": "value classes of the pre-step's typed members (runner.value-reach)",
+    "config": "value classes of the configuration's typed members (runner.value-reach)",
+    "candidates": "value classes of the candidate ops' typed members (runner.value-reach)",
+    "files": "value classes of the file ops' typed members (runner.value-reach)",
 }
 
 

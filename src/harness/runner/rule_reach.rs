@@ -1,6 +1,6 @@
 //! The rules the suite's vectors reach (spec `runner.reach`): each
 //! vector run on the reference, in each profile it runs in, under
-//! [`reach::recording`](crate::reach::recording), gives the rules whose
+//! [`reach::recording`], gives the rules whose
 //! decisions it exercised. The JSON report lists them per rule, and the
 //! reach test holds every rule with a point to a vector.
 

@@ -128,6 +128,8 @@ impl Snapshot {
             Some(Json::Array(events)) => events.as_slice(),
             Some(Json::String(text)) if text.is_empty() => &[],
             Some(Json::String(_)) => {
+                // Each character is an event of no known type.
+                reach::point("surface.unknown-event");
                 return Err(internal(
                     "unreachable variant in session-reference surface event",
                 ))

@@ -41,7 +41,7 @@ use dsh_session_reference::features::Features;
 use dsh_session_reference::harness::runner::adapter::{BuiltIn, External, Implementation};
 use dsh_session_reference::harness::runner::differential::{self, Options};
 use dsh_session_reference::harness::runner::vectors::{Suite, Vector};
-use dsh_session_reference::harness::runner::{self, Report, Selection};
+use dsh_session_reference::harness::runner::{self, rule_reach, Report, Selection};
 use dsh_session_reference::js::json::{self, Json};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -338,33 +338,55 @@ fn check_mutant(name: &str) {
         "{name}: these vectors no longer catch the mutant: {missed:?}"
     );
 
-    // (b) On the right vectors: each failure cites a broken rule (or shows
-    // the broken behaviour in every output of its op).
+    // (b) On the right vectors: each failure tests a broken rule, by
+    // citing it or by reaching its decision on the reference (spec
+    // runner.reach), or shows the broken behaviour in every output of its
+    // op.
     let wrong: Vec<&str> = failed
         .iter()
         .map(|(id, _)| *id)
         .filter(|id| {
-            let vector = &by_id[*id];
-            !vector
-                .rules
-                .iter()
-                .any(|rule| mutation.rules.contains(rule))
-                && !mutation.ops.contains(&vector.op)
+            let tested = tested_rules(id);
+            !mutation.rules.iter().any(|rule| tested.contains(rule))
+                && !mutation.ops.contains(&by_id[*id].op)
         })
         .collect();
     assert!(
         wrong.is_empty(),
-        "{name} breaks {:?}, yet these failing vectors cite none of them:\n{}",
+        "{name} breaks {:?}, yet these failing vectors neither cite nor reach any of them:\n{}",
         mutation.rules,
         listing(&mut wrong.iter().copied())
     );
     for rule in &mutation.rules {
         assert!(
-            failed.iter().any(|(id, _)| by_id[*id].rules.contains(rule)),
-            "{name}: no failing vector cites {rule}; remove it from the mutation's rules \
-             (or a vector of it no longer catches the mutant)"
+            failed.iter().any(|(id, _)| tested_rules(id).contains(rule)),
+            "{name}: no failing vector cites or reaches {rule}; remove it from the mutation's \
+             rules (or a vector of it no longer catches the mutant)"
         );
     }
+}
+
+/// The rules vector `id` tests: those it cites, and those whose decisions
+/// its request reaches on the reference (spec `runner.reach`): a vector
+/// written for a value of an input member (`runner.value-reach`) cites the
+/// rules of the vector it grew from, and reaches the one its value decides.
+fn tested_rules(id: &str) -> BTreeSet<String> {
+    static REACHED: OnceLock<std::sync::Mutex<HashMap<String, Vec<&'static str>>>> =
+        OnceLock::new();
+    let vector = &vectors_by_id()[id];
+    let reached = REACHED
+        .get_or_init(Default::default)
+        .lock()
+        .expect("the reach cache")
+        .entry(id.to_owned())
+        .or_insert_with(|| rule_reach::of_vector(vector))
+        .clone();
+    vector
+        .rules
+        .iter()
+        .cloned()
+        .chain(reached.into_iter().map(str::to_owned))
+        .collect()
 }
 
 #[test]

@@ -132,7 +132,7 @@ impl Snapshot {
                 reach::point("surface.unknown-event");
                 return Err(internal(
                     "unreachable variant in session-reference surface event",
-                ))
+                ));
             }
             _ => return Err(internal("snapshot.events is not iterable")),
         };

@@ -524,10 +524,27 @@ pub fn required_capabilities(op: &str, input: &Json, expect: &Json) -> Vec<Strin
     if op == "pre-step" && input.get("keepIds") == Some(&Json::Bool(true)) {
         needed.push(MESSAGE_IDS.to_owned());
     }
-    if input_types::needs_dynamic_inputs(op, input) {
+    if input_types::needs_dynamic_inputs(op, input) || holds_overflowing_number(input) {
         needed.push(input_types::DYNAMIC_INPUTS.to_owned());
     }
     needed
+}
+
+/// Whether `value` holds a number too large for a double (`1e999`, which
+/// `JSON.parse` reads as Infinity): a typed port's decoder refuses it
+/// (serde_json: "number out of range"), as it refuses an ill-typed member
+/// (spec `protocol.capabilities`).
+fn holds_overflowing_number(value: &Json) -> bool {
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Json::Number(number) if !number.is_finite() => return true,
+            Json::Array(items) => pending.extend(items),
+            Json::Object(members) => pending.extend(members.iter().map(|(_, item)| item)),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The snapshots an input of `op` holds: `retain`'s `snapshot`, and every

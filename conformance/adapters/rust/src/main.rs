@@ -21,7 +21,19 @@ use std::io;
 
 fn main() -> io::Result<()> {
     Adapter::new("rust-adapter-template", env!("CARGO_PKG_VERSION"))
-        .features(["uri", "mention", "json", "retain"])
+        // `Snapshot::from_json` reads snapshots as the newest generation
+        // does: a `capturedThroughSeq` outside the session sequence numbers
+        // is refused (seq-domain) and developer and system messages are
+        // skipped (developer-events-ignored). Declare the behaviours you
+        // implement, so that the runner sends the vectors of your side.
+        .features([
+            "uri",
+            "mention",
+            "json",
+            "retain",
+            "seq-domain",
+            "developer-events-ignored",
+        ])
         // Our strings are JavaScript strings (UTF-16 code units), so we can
         // hold lone surrogates. A port on Rust `String` leaves this out: the
         // runner then skips the vectors that need it (see README.md). We

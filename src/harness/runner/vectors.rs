@@ -732,10 +732,11 @@ mod tests {
     use super::*;
 
     /// A vector file in canonical form whose input and expectation hold
-    /// `numbers` (written as they are) in an array and in an object.
+    /// `numbers` (written as they are) in an array and in an object; it
+    /// requires `dynamic-inputs`, as an input with `1e999` does.
     fn file_with(numbers: &str) -> String {
         format!(
-            "{{\n  \"description\": \"numbers\",\n  \"vectors\": [\n    {{\n      \"id\": \"json.numbers.kept\",\n      \"rules\": [\"json.stringify.numbers\"],\n      \"description\": \"numbers are kept\",\n      \"op\": \"json/tag-safe\",\n      \"features\": [\"json\"],\n      \"input\": {{\"value\":[{numbers},[{numbers}],{{\"a\":[{numbers}],\"b\":-0}}]}},\n      \"expect\": {{\"output\":[{numbers}]}}\n    }}\n  ]\n}}\n"
+            "{{\n  \"description\": \"numbers\",\n  \"vectors\": [\n    {{\n      \"id\": \"json.numbers.kept\",\n      \"rules\": [\"json.stringify.numbers\"],\n      \"description\": \"numbers are kept\",\n      \"op\": \"json/tag-safe\",\n      \"features\": [\"json\"],\n      \"requires\": [\"dynamic-inputs\"],\n      \"input\": {{\"value\":[{numbers},[{numbers}],{{\"a\":[{numbers}],\"b\":-0}}]}},\n      \"expect\": {{\"output\":[{numbers}]}}\n    }}\n  ]\n}}\n"
         )
     }
 

@@ -5,7 +5,7 @@
     VALUE_REACH_MISSING=/tmp/missing.tsv cargo test --test value_reach
     python3 conformance/tools/value-classes.py /tmp/missing.tsv [--skip FILE] [--record FILE]
 
-`tests/value_reach.rs` defines the value classes and, with
+`harness::runner::value_classes` defines the value classes; `tests/value_reach.rs`, with
 `VALUE_REACH_MISSING` set, writes the missing triples there, one a line:
 `OP<TAB>PATH<TAB>CLASS<TAB>TYPE` (a path writes an array's items `[]`, a
 map's values `{}`). For each triple this tool takes a base vector of the op
@@ -82,7 +82,7 @@ def short_of(op):
 
 
 def syntax_of(op):
-    """The op's own syntax (tests/value_reach.rs, class `syntax`)."""
+    """The op's own syntax (harness::runner::value_classes, class `syntax`)."""
     family = op.split("/")[0]
     return {
         "uri": "dsh-session:",
@@ -97,6 +97,9 @@ STRING_INSERTS = {
     "ascii-whitespace": " ",
     "js-whitespace": "\u00a0",
     "line-separator": "\u2028",
+    "delete": "\u007f",
+    "c1-control": "\u0085",
+    "combining": "e\u0301",
     "lone-surrogate": "\ud800",
     "astral": "\U0001f600",
     "escaped-elsewhere": "'<>&/",
@@ -110,12 +113,16 @@ PHRASES = {
     "negative-zero": "-0",
     "negative": "negative",
     "fractional": "fractional",
+    "wide-integer": "an integer from 1e16 below 1e21",
     "large-exponent": "1e21 or more",
     "unsafe-integer": "an integer beyond 2^53",
     "empty": "empty",
     "ascii-whitespace": "holding a space",
     "js-whitespace": "holding a no-break space",
     "line-separator": "holding U+2028",
+    "delete": "holding U+007F",
+    "c1-control": "holding U+0085",
+    "combining": "holding a combining mark",
     "lone-surrogate": "holding a lone surrogate",
     "astral": "holding an astral character",
     "escaped-elsewhere": "holding ' < > & /",
@@ -193,6 +200,7 @@ def representative(cls, ty, op, old):
             "negative-zero": -0.0,
             "negative": -abs(base) if base != 0 else -1,
             "fractional": (int(base) if abs(base) < 2 ** 52 else 1) + 0.5,
+            "wide-integer": 10 ** 20,
             "large-exponent": 1e21,
             "unsafe-integer": 2 ** 53 + 2,
         }[cls]

@@ -62,9 +62,12 @@ pub struct DifferentialArgs {
     /// is sent after the drawn cases (spec `runner.differential.reach`).
     #[arg(long)]
     no_order_scope: bool,
-    /// Leave out the guided cases: by default, after the drawn and ordered
-    /// cases, up to a quarter as many again aim at the rules that fewer
-    /// than five cases reached (spec `runner.differential.guided`).
+    /// Leave out the value-class and guided cases: by default, after the
+    /// drawn and ordered cases, every value class of every typed member
+    /// and the edges of its numbers and letter cases are sent (spec
+    /// `runner.differential.valued`), then up to a quarter
+    /// as many cases as drawn aim at the rules that fewer than five cases
+    /// reached (spec `runner.differential.guided`).
     #[arg(long)]
     no_guide: bool,
     /// Seconds to wait for each answer.
@@ -451,8 +454,9 @@ fn say_counts(summary: &Summary) {
 fn say_coverage(summary: &Summary) {
     let coverage = &summary.coverage;
     say!(
-        "rules reached: {} (guided cases: {})",
+        "rules reached: {} (value-class cases: {}, guided cases: {})",
         coverage.reached.len(),
+        coverage.valued,
         coverage.guided
     );
     let unreached = coverage.unreached();

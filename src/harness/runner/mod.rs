@@ -16,6 +16,7 @@ pub mod probes;
 pub mod readings;
 pub mod report;
 pub mod rule_reach;
+pub mod value_classes;
 pub mod vectors;
 
 use crate::features::{self, Declared, Features};

@@ -12,10 +12,11 @@ use super::plan::{Plan, PlannedOp};
 use super::shrink::Shrinking;
 use super::sides::{CaseVerdict, Sides};
 use super::summary::{Stopped, Summary};
+use super::valued;
 use crate::harness::runner::adapter::Implementation;
 use crate::harness::runner::causes::Cause;
 use crate::js::json::Json;
-use proptest::strategy::ValueTree;
+use proptest::strategy::{Just, Strategy, ValueTree};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -41,6 +42,11 @@ pub fn run(
         options,
         draws,
         guide: Guide::new(plan, &options.seeds, options.seed),
+        valued: if options.guided {
+            valued::cases(plan, &options.seeds, options.seed)
+        } else {
+            Vec::new()
+        },
         sides: Sides::new(plan, a, b),
         summary: Summary::default(),
         index: HashMap::new(),
@@ -55,6 +61,9 @@ struct CaseLoop<'r> {
     options: &'r Options<'r>,
     draws: Draws<'r>,
     guide: Guide<'r>,
+    /// The value-class cases, sent after the drawn ones: each op's index
+    /// in the plan and the input.
+    valued: Vec<(usize, Json)>,
     sides: Sides<'r>,
     summary: Summary,
     /// Each class's place in the summary, by its cause.
@@ -63,18 +72,21 @@ struct CaseLoop<'r> {
 }
 
 impl<'r> CaseLoop<'r> {
-    /// Every case in turn, drawn, ordered, then guided (at most a
+    /// Every case in turn, drawn, ordered, valued, then guided (at most a
     /// quarter as many as drawn), until they run out or the run stops.
     fn run(mut self, mut on_progress: impl FnMut(&Progress)) -> Summary {
         let drawn = self.draws.total();
-        let guided = drawn..drawn + u64::from(self.options.guided) * self.options.cases / 4;
-        for case in (0..drawn).chain(guided) {
+        let valued = drawn + self.valued.len() as u64;
+        let guided = valued..valued + u64::from(self.options.guided) * self.options.cases / 4;
+        for case in (0..valued).chain(guided) {
             if let Some(stopped) = self.stops_before() {
                 self.summary.stopped = Some(stopped);
                 break;
             }
             let next = if case < drawn {
                 self.drawn(case)
+            } else if case < valued {
+                self.valued(case - drawn)
             } else {
                 let Some(aimed) = self.guide.aim(case, &self.summary.coverage.reached) else {
                     break;
@@ -137,6 +149,21 @@ impl<'r> CaseLoop<'r> {
             return None;
         }
         Some((planned, self.draws.tree(case)?))
+    }
+
+    /// Value-class case number `nth`: its op and a value tree holding its
+    /// input alone, or `None` when its op hung too often.
+    #[allow(clippy::type_complexity)]
+    fn valued(&mut self, nth: u64) -> Option<(&'r PlannedOp, Box<dyn ValueTree<Value = Json>>)> {
+        let (at, input) = self.valued.get(nth as usize)?;
+        let planned = &self.plan.ops[*at];
+        if self.summary.keeps_out_after_hangs(planned.op) {
+            return None;
+        }
+        self.summary.coverage.valued += 1;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let tree = Just(input.clone()).boxed().new_tree(&mut runner).ok()?;
+        Some((planned, tree))
     }
 
     /// Sends case number `case` of `planned`, drawn by `tree`, and counts
@@ -290,10 +317,13 @@ mod tests {
         assert!(matches!(summary.stopped, Some(Stopped::Interrupted)));
         let summary = run(&plan, &mut a, &mut b, &Options::new(20, 7), |_| {});
         assert!(summary.stopped.is_none());
-        // The 20 drawn cases, then those guided to rules under five cases
-        // (runner.differential.guided), at most a quarter as many.
-        let guided = summary.coverage.guided;
+        // The 20 drawn cases, the value-class cases of the op's leaves
+        // (runner.differential.valued; none without a corpus), then those
+        // guided to rules under five cases (runner.differential.guided), at
+        // most a quarter as many as drawn.
+        let (valued, guided) = (summary.coverage.valued, summary.coverage.guided);
         assert!(guided <= 5, "{guided}");
-        assert_eq!((summary.cases, summary.agreed), (20 + guided, 20 + guided));
+        let sent = 20 + valued + guided;
+        assert_eq!((summary.cases, summary.agreed), (sent, sent));
     }
 }

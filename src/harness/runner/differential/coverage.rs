@@ -16,6 +16,8 @@ pub struct Coverage {
     pub reachable: BTreeSet<&'static str>,
     /// The guided cases sent (spec `runner.differential.guided`).
     pub guided: u64,
+    /// The value-class cases sent (spec `runner.differential.valued`).
+    pub valued: u64,
 }
 
 impl Coverage {
@@ -41,6 +43,7 @@ impl Coverage {
             reached: self.reached.clone(),
             unreached: self.unreached(),
             guided: self.guided,
+            valued: self.valued,
         }
     }
 }
@@ -54,4 +57,6 @@ pub struct JsonCoverage {
     pub unreached: Vec<&'static str>,
     /// The guided cases sent.
     pub guided: u64,
+    /// The value-class cases sent.
+    pub valued: u64,
 }

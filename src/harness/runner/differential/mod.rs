@@ -23,6 +23,7 @@ mod shrink;
 mod sides;
 pub mod signature;
 pub mod summary;
+mod valued;
 
 pub use super::ops::{known_ops, reference_features};
 pub use case_loop::run;

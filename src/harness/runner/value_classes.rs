@@ -115,7 +115,7 @@ impl Leaf {
 
 /// One step of a leaf's path.
 #[derive(Clone, Debug)]
-pub enum Step {
+pub enum LeafStep {
     /// An object's member (also a `BooleanOrObject` that is an object).
     Member(&'static str),
     /// Every item of an array.
@@ -128,7 +128,7 @@ pub enum Step {
 #[derive(Clone, Debug)]
 pub struct LeafPath {
     /// From the input object to the leaf.
-    pub steps: Vec<Step>,
+    pub steps: Vec<LeafStep>,
     /// The leaf's type.
     pub leaf: Leaf,
 }
@@ -139,14 +139,14 @@ impl LeafPath {
         let mut out = String::new();
         for step in &self.steps {
             match step {
-                Step::Member(name) => {
+                LeafStep::Member(name) => {
                     if !out.is_empty() {
                         out.push('.');
                     }
                     out.push_str(name);
                 }
-                Step::Items => out.push_str("[]"),
-                Step::Values => out.push_str("{}"),
+                LeafStep::Items => out.push_str("[]"),
+                LeafStep::Values => out.push_str("{}"),
             }
         }
         out
@@ -154,7 +154,7 @@ impl LeafPath {
 
     /// Whether the leaf is an object's member (and can be `absent`).
     pub fn in_object(&self) -> bool {
-        matches!(self.steps.last(), Some(Step::Member(_)))
+        matches!(self.steps.last(), Some(LeafStep::Member(_)))
     }
 
     /// The classes a value of this leaf can be in.
@@ -174,7 +174,7 @@ impl LeafPath {
 
 fn places_below(
     value: &Json,
-    steps: &[Step],
+    steps: &[LeafStep],
     at: &mut Vec<json_path::Step>,
     out: &mut Vec<Vec<json_path::Step>>,
 ) {
@@ -183,7 +183,7 @@ fn places_below(
         return;
     };
     match step {
-        Step::Member(name) => {
+        LeafStep::Member(name) => {
             let Some(object) = value.as_object() else {
                 return;
             };
@@ -195,14 +195,14 @@ fn places_below(
             }
             at.pop();
         }
-        Step::Items => {
+        LeafStep::Items => {
             for (index, item) in value.as_array().into_iter().flatten().enumerate() {
                 at.push(json_path::Step::Item(index));
                 places_below(item, rest, at, out);
                 at.pop();
             }
         }
-        Step::Values => {
+        LeafStep::Values => {
             // The last of repeated keys is the one JavaScript reads.
             for (key, item) in value.as_object().into_iter().flatten() {
                 at.push(json_path::Step::Member(key.clone()));
@@ -213,15 +213,15 @@ fn places_below(
     }
 }
 
-fn leaves_of_members(members: &[Member], steps: &mut Vec<Step>, out: &mut Vec<LeafPath>) {
+fn leaves_of_members(members: &[Member], steps: &mut Vec<LeafStep>, out: &mut Vec<LeafPath>) {
     for member in members {
-        steps.push(Step::Member(member.name));
+        steps.push(LeafStep::Member(member.name));
         leaves_of_type(member.ty, steps, out);
         steps.pop();
     }
 }
 
-fn leaves_of_type(ty: Type, steps: &mut Vec<Step>, out: &mut Vec<LeafPath>) {
+fn leaves_of_type(ty: Type, steps: &mut Vec<LeafStep>, out: &mut Vec<LeafPath>) {
     let leaf = match ty {
         Type::String => Leaf::String,
         Type::Number => Leaf::Number,
@@ -231,13 +231,13 @@ fn leaves_of_type(ty: Type, steps: &mut Vec<Step>, out: &mut Vec<LeafPath>) {
             return leaves_of_members(members, steps, out)
         }
         Type::Array(item) => {
-            steps.push(Step::Items);
+            steps.push(LeafStep::Items);
             leaves_of_type(*item, steps, out);
             steps.pop();
             return;
         }
         Type::Map(value, _) => {
-            steps.push(Step::Values);
+            steps.push(LeafStep::Values);
             leaves_of_type(*value, steps, out);
             steps.pop();
             return;
@@ -273,7 +273,7 @@ pub fn member<'j>(object: &'j [(JsString, Json)], name: &str) -> Option<&'j Json
 pub fn classify_at(
     op: &str,
     value: &Json,
-    steps: &[Step],
+    steps: &[LeafStep],
     leaf: Leaf,
     found: &mut std::collections::BTreeSet<&'static str>,
 ) {
@@ -282,7 +282,7 @@ pub fn classify_at(
         return;
     };
     match step {
-        Step::Member(name) => {
+        LeafStep::Member(name) => {
             let Some(object) = value.as_object() else {
                 return;
             };
@@ -294,12 +294,12 @@ pub fn classify_at(
                 None => {}
             }
         }
-        Step::Items => {
+        LeafStep::Items => {
             for item in value.as_array().into_iter().flatten() {
                 classify_at(op, item, rest, leaf, found);
             }
         }
-        Step::Values => {
+        LeafStep::Values => {
             for (_, item) in value.as_object().into_iter().flatten() {
                 classify_at(op, item, rest, leaf, found);
             }

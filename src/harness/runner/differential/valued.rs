@@ -33,6 +33,7 @@
 //! [`typed_within`]: super::requests::typed_within
 
 use super::plan::{Plan, PlannedOp};
+use crate::checks::same_json;
 use crate::harness::runner::json_path::{self, node_at, rewritten};
 use crate::harness::runner::value_classes::{
     confused_with, leaves, representative, Leaf, LeafPath,
@@ -140,7 +141,7 @@ impl OpCases<'_> {
             }
             for input in found {
                 let input = self.typed(input);
-                if !out.iter().any(|sent| identical(sent, &input)) {
+                if !out.iter().any(|sent| same_json(sent, &input)) {
                     out.push(input);
                 }
             }
@@ -327,25 +328,6 @@ fn occurrences(input: &Json, text: &JsString) -> (usize, usize) {
         }
     }
     found
-}
-
-/// Whether two values are the same JSON, a number's sign included (`-0`
-/// is a class of its own).
-fn identical(a: &Json, b: &Json) -> bool {
-    match (a, b) {
-        (Json::Number(x), Json::Number(y)) => x.to_bits() == y.to_bits(),
-        (Json::Array(xs), Json::Array(ys)) => {
-            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| identical(x, y))
-        }
-        (Json::Object(xs), Json::Object(ys)) => {
-            xs.len() == ys.len()
-                && xs
-                    .iter()
-                    .zip(ys)
-                    .all(|((kx, x), (ky, y))| kx == ky && identical(x, y))
-        }
-        _ => a == b,
-    }
 }
 
 /// `input` with the node at `place` set to `value` (`None` removes it; a

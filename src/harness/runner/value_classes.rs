@@ -40,7 +40,8 @@
 //!   `escaped-elsewhere` (all five of `'` `<` `>` `&` `/`, which other
 //!   languages' JSON writers escape by default); `syntax` (the op's own
 //!   syntax: for `uri/*` the text `dsh-session:`; for `mention/*` both `]`
-//!   and `\`; for `files/*` both `@` and `"`; for `candidates/*` one of `İ`
+//!   and `\` (its representative inserts `\]\a`, two label escapes, just
+//!   inside the first label); for `files/*` both `@` and `"`; for `candidates/*` one of `İ`
 //!   (U+0130) or `ß`; for every other op `<`).
 //! - booleans: `true`, `false`.
 
@@ -325,11 +326,25 @@ fn contains(units: &[u16], text: &str) -> bool {
 fn syntax_of(op: &str) -> &'static str {
     match op.split('/').next().unwrap_or_default() {
         "uri" => "dsh-session:",
-        "mention" => "]\\",
+        "mention" => "\\]\\a",
         "files" => "@\"",
         "candidates" => "\u{130}",
         _ => "<",
     }
+}
+
+/// Where the `syntax` class's text goes when the op's syntax reads it
+/// there rather than in the middle: for `mention/*`, just inside the first
+/// label (after `@[`), where `\\]` and `\\a` are escapes.
+fn syntax_place(op: &str, class: &str, units: &[u16]) -> Option<usize> {
+    if class != "syntax" || !op.starts_with("mention/") {
+        return None;
+    }
+    let opening = [u16::from(b'@'), u16::from(b'[')];
+    units
+        .windows(2)
+        .position(|window| window == opening)
+        .map(|at| at + 2)
 }
 
 /// Whether `units` holds the op's own syntax.
@@ -506,7 +521,7 @@ pub fn representative(
                 Some(Json::String(text)) => text.units().to_vec(),
                 _ => vec![u16::from(b'x')],
             };
-            let mut middle = units.len() / 2;
+            let mut middle = syntax_place(op, class, &units).unwrap_or(units.len() / 2);
             // Not between the halves of a pair.
             if units
                 .get(middle)

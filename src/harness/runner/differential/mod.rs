@@ -18,6 +18,7 @@ pub mod normalize;
 pub mod options;
 pub mod order;
 pub mod plan;
+mod related;
 pub mod requests;
 mod shrink;
 mod sides;

@@ -45,7 +45,7 @@ use crate::protocol::{dispatch, input_types};
 use std::collections::BTreeMap;
 
 /// The bases a class is tried on before the first is taken.
-const TRIES: usize = 4;
+pub(super) const TRIES: usize = 4;
 
 /// A place of a string leaf as letter cases score it: how many strings of
 /// its request equal and hold its value, its letters beyond ASCII whose
@@ -112,16 +112,17 @@ fn taking_turns(lists: Vec<Vec<(usize, Json)>>) -> Vec<(usize, Json)> {
 }
 
 /// The value-class cases of one op.
-struct OpCases<'r> {
-    plan: &'r Plan,
-    planned: &'r PlannedOp,
-    bases: &'r [Json],
-    seed: u64,
+pub(super) struct OpCases<'r> {
+    pub(super) plan: &'r Plan,
+    pub(super) planned: &'r PlannedOp,
+    pub(super) bases: &'r [Json],
+    pub(super) seed: u64,
 }
 
 impl OpCases<'_> {
     /// Every case of the op: classes, number edges and letter cases of
-    /// each leaf, without repeats.
+    /// each leaf, then its related values (`runner.differential.related`),
+    /// without repeats.
     fn all(&self) -> Vec<Json> {
         let mut out: Vec<Json> = Vec::new();
         for (nth, leaf) in leaves(self.planned.op).iter().enumerate() {
@@ -139,14 +140,21 @@ impl OpCases<'_> {
                 Leaf::String => found.extend(self.letter_cases(leaf, &holding)),
                 Leaf::Boolean => {}
             }
-            for input in found {
-                let input = self.typed(input);
-                if !out.iter().any(|sent| same_json(sent, &input)) {
-                    out.push(input);
-                }
+            self.add_new(found, &mut out);
+        }
+        self.add_new(self.related(), &mut out);
+        out
+    }
+
+    /// `found`, each made as the run may send it, added to `out` where
+    /// not already there.
+    fn add_new(&self, found: Vec<Json>, out: &mut Vec<Json>) {
+        for input in found {
+            let input = self.typed(input);
+            if !out.iter().any(|sent| same_json(sent, &input)) {
+                out.push(input);
             }
         }
-        out
     }
 
     /// `input` as the run may send it: well typed unless both sides
@@ -160,7 +168,7 @@ impl OpCases<'_> {
     }
 
     /// A number from the run's seed, the op, the leaf and `salt`.
-    fn pick(&self, nth: usize, salt: usize, count: usize) -> usize {
+    pub(super) fn pick(&self, nth: usize, salt: usize, count: usize) -> usize {
         let mut x = self.seed
             ^ (nth as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
             ^ (salt as u64).wrapping_mul(0xBF58_476D_1CE4_E5B9)
@@ -245,7 +253,7 @@ impl OpCases<'_> {
 
     /// The reference's answer to the op with `input`, under the behaviours
     /// both sides have: an output, or an error's code.
-    fn answer(&self, input: &Json) -> Result<Json, String> {
+    pub(super) fn answer(&self, input: &Json) -> Result<Json, String> {
         match dispatch::handle_in(self.planned.scope.both, self.planned.op, input) {
             Outcome::Output(output) => Ok(output),
             Outcome::Error { code, .. } => Err(code),
@@ -332,7 +340,7 @@ fn occurrences(input: &Json, text: &JsString) -> (usize, usize) {
 
 /// `input` with the node at `place` set to `value` (`None` removes it; a
 /// member not there is added).
-fn set(input: Json, place: &[json_path::Step], value: Option<Json>) -> Json {
+pub(super) fn set(input: Json, place: &[json_path::Step], value: Option<Json>) -> Json {
     let Some((json_path::Step::Member(name), parent)) = place.split_last() else {
         return rewritten(input, place, &|_| value.clone());
     };
@@ -380,7 +388,7 @@ fn cased_beyond_ascii(text: &JsString) -> usize {
 }
 
 /// `s.toUpperCase()`: full Unicode mappings, lone surrogates kept.
-fn upper(text: &JsString) -> JsString {
+pub(super) fn upper(text: &JsString) -> JsString {
     let mut out = Vec::with_capacity(text.units().len());
     for decoded in char::decode_utf16(text.units().iter().copied()) {
         match decoded {
@@ -392,7 +400,7 @@ fn upper(text: &JsString) -> JsString {
 }
 
 /// `s.toLowerCase()`.
-fn lower(text: &JsString) -> JsString {
+pub(super) fn lower(text: &JsString) -> JsString {
     JsString::from_units(crate::js::case::to_lower(text.units()))
 }
 

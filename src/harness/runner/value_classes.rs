@@ -347,6 +347,63 @@ fn syntax_place(op: &str, class: &str, units: &[u16]) -> Option<usize> {
         .map(|at| at + 2)
 }
 
+/// The characters tried at a syntax edge ([`syntax_edges`]): every ASCII
+/// punctuation character, a space, a tab and U+00A0.
+pub const EDGE_CHARACTERS: &str = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~ \t\u{a0}";
+
+/// The places in `units` beside the op's own syntax, where a port's
+/// grammar decides what may stand, each with its kind: for `mention/*` and
+/// `files/*`, `before @` (just before the first `@`: what may precede a
+/// mention or a token); for `mention/*`, `after explicit URI` (just after
+/// the payload run of the first `dsh-session:` inside `](` … `)`: what ends
+/// it), `before bare URI` and `after bare URI` (just before the first
+/// `dsh-session:` elsewhere and just after its payload run: what may
+/// precede and end it).
+pub fn syntax_edges(op: &str, units: &[u16]) -> Vec<(&'static str, usize)> {
+    let family = op.split('/').next().unwrap_or_default();
+    if family != "mention" && family != "files" {
+        return Vec::new();
+    }
+    let mut edges: Vec<(&'static str, usize)> = units
+        .iter()
+        .position(|&unit| unit == u16::from(b'@'))
+        .map(|at| ("before @", at))
+        .into_iter()
+        .collect();
+    if family != "mention" {
+        return edges;
+    }
+    let scheme: Vec<u16> = "dsh-session:".encode_utf16().collect();
+    let opening: Vec<u16> = "](".encode_utf16().collect();
+    let mut start = 0;
+    while let Some(found) = units[start..]
+        .windows(scheme.len())
+        .position(|window| window == scheme)
+    {
+        let at = start + found;
+        let payload = at + scheme.len();
+        let run = units[payload..]
+            .iter()
+            .take_while(|&&unit| {
+                u8::try_from(unit)
+                    .is_ok_and(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
+            })
+            .count();
+        let found = if units[..at].ends_with(&opening) {
+            [("after explicit URI", payload + run)].to_vec()
+        } else {
+            [("before bare URI", at), ("after bare URI", payload + run)].to_vec()
+        };
+        for (kind, edge) in found {
+            if edges.iter().all(|(seen, _)| *seen != kind) {
+                edges.push((kind, edge));
+            }
+        }
+        start = payload;
+    }
+    edges
+}
+
 /// Whether `units` holds the op's own syntax.
 fn has_syntax(op: &str, units: &[u16]) -> bool {
     let has = |c: char| contains(units, c.encode_utf8(&mut [0; 4]));
@@ -479,6 +536,49 @@ fn inserted(op: &str, class: &str) -> Option<Vec<u16>> {
     Some(text.encode_utf16().collect())
 }
 
+/// The other kinds of a class whose members ports tell apart one by one
+/// (a tab where a space passes, U+2029 where U+2028 passes): every
+/// character of the whitespace and control classes but the one
+/// [`representative`] inserts; none for the other classes.
+pub fn other_kinds(class: &str) -> &'static [&'static str] {
+    match class {
+        "ascii-whitespace" => &["\t", "\n", "\r"],
+        "js-whitespace" => &[
+            "\u{b}", "\u{c}", "\u{feff}", "\u{1680}", "\u{2000}", "\u{200a}", "\u{202f}",
+            "\u{205f}", "\u{3000}",
+        ],
+        "line-separator" => &["\u{2029}"],
+        "c1-control" => &["\u{80}", "\u{9f}"],
+        _ => &[],
+    }
+}
+
+/// `old` with `kind` inserted where [`representative`] inserts its class's
+/// text (the middle, or where the op's syntax reads it).
+pub fn with_kind(op: &str, class: &str, kind: &str, old: Option<&Json>) -> Json {
+    insert_at_class_place(op, class, kind.encode_utf16().collect(), old)
+}
+
+/// `old` (or `x`) with `piece` inserted in its middle, or where the op's
+/// syntax reads the class's text; never between the halves of a pair.
+fn insert_at_class_place(op: &str, class: &str, piece: Vec<u16>, old: Option<&Json>) -> Json {
+    let mut units = match old {
+        Some(Json::String(text)) => text.units().to_vec(),
+        _ => vec![u16::from(b'x')],
+    };
+    let mut middle = syntax_place(op, class, &units).unwrap_or(units.len() / 2);
+    if units
+        .get(middle)
+        .is_some_and(|unit| (0xDC00..0xE000).contains(unit))
+        && middle > 0
+        && (0xD800..0xDC00).contains(&units[middle - 1])
+    {
+        middle += 1;
+    }
+    units.splice(middle..middle, piece);
+    Json::String(JsString::from_units(units))
+}
+
 /// A value of class `class` for a leaf of type `leaf` of `op` whose value
 /// is now `old` (`None` when absent): `Some(None)` leaves the member out
 /// (`absent`); `None` for a class the leaf does not have. A string class
@@ -515,25 +615,7 @@ pub fn representative(
         (Leaf::Number, "large-exponent") => Json::Number(1e21),
         (Leaf::Number, "unsafe-integer") => Json::Number(9_007_199_254_740_994.0),
         (Leaf::String, "empty") => Json::String(JsString::from("")),
-        (Leaf::String, class) => {
-            let piece = inserted(op, class)?;
-            let mut units = match old {
-                Some(Json::String(text)) => text.units().to_vec(),
-                _ => vec![u16::from(b'x')],
-            };
-            let mut middle = syntax_place(op, class, &units).unwrap_or(units.len() / 2);
-            // Not between the halves of a pair.
-            if units
-                .get(middle)
-                .is_some_and(|unit| (0xDC00..0xE000).contains(unit))
-                && middle > 0
-                && (0xD800..0xDC00).contains(&units[middle - 1])
-            {
-                middle += 1;
-            }
-            units.splice(middle..middle, piece);
-            Json::String(JsString::from_units(units))
-        }
+        (Leaf::String, class) => insert_at_class_place(op, class, inserted(op, class)?, old),
         _ => return None,
     }))
 }
@@ -542,6 +624,29 @@ pub fn representative(
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
+
+    /// runner.differential.valued: the syntax edges of a mention text are
+    /// before its first `@` and after the first explicit and the first
+    /// bare URI's payload runs; a file line's only before its `@`.
+    #[test]
+    fn syntax_edges_sit_beside_the_grammar() {
+        let units = |text: &str| text.encode_utf16().collect::<Vec<u16>>();
+        let text = "a @[x](dsh-session:Ab-_) dsh-session:ImEi= z";
+        assert_eq!(
+            syntax_edges("mention/parse", &units(text)),
+            [
+                ("before @", 2),
+                ("after explicit URI", 23),
+                ("before bare URI", 25),
+                ("after bare URI", 41)
+            ]
+        );
+        assert_eq!(
+            syntax_edges("files/token", &units("x @dsh-session:a")),
+            [("before @", 2)]
+        );
+        assert!(syntax_edges("retain", &units("@x")).is_empty());
+    }
 
     /// runner.value-reach: a representative of each class of each leaf of
     /// every op is in that class (so a run that sends them sends every

@@ -12,6 +12,10 @@
 //! picks that holds both with different values `v` at `p` and `w` at `q`:
 //!
 //! - **equal**: `q` set to `v`;
+//! - **held, not at the start**: `q` set to `v` without its first unit (a
+//!   substring test spelled as a prefix test), and, where `v` holds a `/`,
+//!   to what follows its last `/` (a path's name, as a whole path's test
+//!   spelled for a name's);
 //! - **equal but for case**: `q` set to `v` in the other case (upper-cased,
 //!   or lower-cased when `v` is already upper case), and `p` set to `v`
 //!   upper-cased with `q` lower-cased, as JavaScript maps them.
@@ -23,6 +27,7 @@ use super::valued::{lower, set, upper, OpCases, TRIES};
 use crate::harness::runner::json_path::{self, node_at};
 use crate::harness::runner::value_classes::{leaves, Leaf, LeafPath};
 use crate::js::json::Json;
+use crate::js::JsString;
 
 /// A string's place and value in one base.
 type Place = (Vec<json_path::Step>, Json);
@@ -85,6 +90,31 @@ impl OpCases<'_> {
         let equal = set(base.clone(), q, Some(v.clone()));
         if self.answer(&equal) != untouched {
             out.push(equal);
+        }
+        if let Some((_, rest)) = text
+            .units()
+            .split_first()
+            .filter(|(_, rest)| !rest.is_empty())
+        {
+            let part = Json::String(JsString::from_units(rest.to_vec()));
+            let held = set(base.clone(), q, Some(part));
+            if self.answer(&held) != untouched {
+                out.push(held);
+            }
+        }
+        let slash = u16::from(b'/');
+        if let Some(at) = text.units().iter().rposition(|&unit| unit == slash) {
+            let name = &text.units()[at + 1..];
+            if !name.is_empty() {
+                let named = set(
+                    base.clone(),
+                    q,
+                    Some(Json::String(JsString::from_units(name.to_vec()))),
+                );
+                if self.answer(&named) != untouched {
+                    out.push(named);
+                }
+            }
         }
         let (high, low) = (upper(text), lower(text));
         if high == low {

@@ -21,13 +21,20 @@
 //! - **letter cases**: the string upper-cased and lower-cased as
 //!   JavaScript does, from the base whose value holds the most letters
 //!   beyond ASCII whose case changes (where other languages' case mappings
-//!   and case-insensitive comparisons part ways).
+//!   and case-insensitive comparisons part ways);
+//! - **other kinds**: beside a whitespace or control class's case, each
+//!   other character of the class at the same place (a tab where a space
+//!   passes);
+//! - **syntax neighbours**: every ASCII punctuation character, a space, a
+//!   tab and U+00A0 beside each kind of syntax edge of `mention/*` and
+//!   `files/*` strings (before `@`, around a URI's payload run);
+//! - **related values** ([`super::related`]).
 //!
 //! Where a side does not declare `dynamic-inputs`, each case is made well
 //! typed first, as every request of the run is ([`typed_within`]). They
 //! do not count against `--cases`: they are the same list under every
-//! seed but for the bases picked (about 1 100 over rc.8's ops, a second or
-//! two). The ops take turns, so that a run stopped by its time limit has
+//! seed but for the bases picked (about 3 100 over rc.8's ops with the
+//! related values, two or three seconds). The ops take turns, so that a run stopped by its time limit has
 //! sent some of every op's.
 //!
 //! [`typed_within`]: super::requests::typed_within
@@ -36,7 +43,8 @@ use super::plan::{Plan, PlannedOp};
 use crate::checks::same_json;
 use crate::harness::runner::json_path::{self, node_at, rewritten};
 use crate::harness::runner::value_classes::{
-    confused_with, leaves, representative, Leaf, LeafPath,
+    confused_with, leaves, other_kinds, representative, syntax_edges, with_kind, Leaf, LeafPath,
+    EDGE_CHARACTERS,
 };
 use crate::js::json::Json;
 use crate::js::JsString;
@@ -57,6 +65,10 @@ type Scored<'a> = (
     JsString,
     Vec<json_path::Step>,
 );
+
+/// A syntax edge of a string leaf: the request, the leaf's place, its
+/// value and the unit index of the edge.
+type Edge<'a> = (&'a Json, Vec<json_path::Step>, JsString, usize);
 
 /// The distinct values of a leaf in one base that letter cases score.
 const SCORED: usize = 16;
@@ -137,7 +149,10 @@ impl OpCases<'_> {
             let mut found = self.classes(leaf, &holding, nth);
             match leaf.leaf {
                 Leaf::Number => found.extend(self.number_edges(leaf, &holding, nth)),
-                Leaf::String => found.extend(self.letter_cases(leaf, &holding)),
+                Leaf::String => {
+                    found.extend(self.letter_cases(leaf, &holding));
+                    found.extend(self.syntax_neighbours(leaf, &holding, nth));
+                }
                 Leaf::Boolean => {}
             }
             self.add_new(found, &mut out);
@@ -179,7 +194,9 @@ impl OpCases<'_> {
         (x % count.max(1) as u64) as usize
     }
 
-    /// One case per class of `leaf`: from the first of up to [`TRIES`]
+    /// One case per class of `leaf`, and one per other kind of the class
+    /// ([`other_kinds`]: each whitespace and control character) at the
+    /// same place: from the first of up to [`TRIES`]
     /// bases the seed picks, at one of its places, where the
     /// reference tells the class from each one ports confuse it with
     /// ([`confused_with`]; the base's own value when none): a class matters
@@ -210,13 +227,18 @@ impl OpCases<'_> {
                 };
                 let answer = self.answer(&case);
                 let told_apart = others.iter().all(|other| self.answer(other) != answer);
+                let kinds = other_kinds(class).iter().map(|kind| {
+                    let value = with_kind(self.planned.op, class, kind, old);
+                    set(base.clone(), place, Some(value))
+                });
+                let found: Vec<Json> = std::iter::once(case).chain(kinds).collect();
                 if told_apart {
-                    chosen = Some(case);
+                    chosen = Some(found);
                     break;
                 }
-                chosen.get_or_insert(case);
+                chosen.get_or_insert(found);
             }
-            out.extend(chosen);
+            out.extend(chosen.into_iter().flatten());
         }
         out
     }
@@ -304,6 +326,50 @@ impl OpCases<'_> {
                     .map(move |changed| set((*base).clone(), place, Some(Json::String(changed))))
             })
             .collect()
+    }
+}
+
+impl OpCases<'_> {
+    /// Each of [`EDGE_CHARACTERS`] inserted at each kind of syntax edge of
+    /// the leaf's values ([`syntax_edges`]: before a mention's or a token's
+    /// `@`, after an explicit or a bare URI's payload run), at a place the
+    /// seed picks among those with an edge of that kind, where the
+    /// reference tells the case from the base: what a grammar lets stand
+    /// beside its syntax is where ports' patterns part (`[^\\s)]` spelled
+    /// `[^ )]`, a padding `=` in a payload run, a token after `(`).
+    fn syntax_neighbours(&self, leaf: &LeafPath, holding: &[&Json], nth: usize) -> Vec<Json> {
+        let mut by_kind: BTreeMap<&'static str, Vec<Edge<'_>>> = BTreeMap::new();
+        for base in holding {
+            for place in leaf.places(base) {
+                let Some(Json::String(text)) = node_at(base, &place) else {
+                    continue;
+                };
+                for (kind, at) in syntax_edges(self.planned.op, text.units()) {
+                    by_kind
+                        .entry(kind)
+                        .or_default()
+                        .push((*base, place.clone(), text.clone(), at));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (salt, edges) in by_kind.values().enumerate() {
+            let (base, place, text, at) = &edges[self.pick(nth, 300 + salt, edges.len())];
+            let untouched = self.answer(base);
+            for character in EDGE_CHARACTERS.encode_utf16() {
+                let mut units = text.units().to_vec();
+                units.insert(*at, character);
+                let case = set(
+                    (*base).clone(),
+                    place,
+                    Some(Json::String(JsString::from_units(units))),
+                );
+                if self.answer(&case) != untouched {
+                    out.push(case);
+                }
+            }
+        }
+        out
     }
 }
 

@@ -18,6 +18,7 @@ pub mod normalize;
 pub mod options;
 pub mod order;
 pub mod plan;
+mod ranking;
 mod related;
 pub mod requests;
 mod shrink;

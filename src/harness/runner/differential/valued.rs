@@ -28,7 +28,8 @@
 //! - **syntax neighbours**: every ASCII punctuation character, a space, a
 //!   tab and U+00A0 beside each kind of syntax edge of `mention/*` and
 //!   `files/*` strings (before `@`, around a URI's payload run);
-//! - **related values** ([`super::related`]).
+//! - **related values** ([`super::related`]);
+//! - for `files/list`, the small scope of its ranking ([`super::ranking`]).
 //!
 //! Where a side does not declare `dynamic-inputs`, each case is made well
 //! typed first, as every request of the run is ([`typed_within`]). They
@@ -40,6 +41,7 @@
 //! [`typed_within`]: super::requests::typed_within
 
 use super::plan::{Plan, PlannedOp};
+use super::ranking;
 use crate::checks::same_json;
 use crate::harness::runner::json_path::{self, node_at, rewritten};
 use crate::harness::runner::value_classes::{
@@ -133,7 +135,8 @@ pub(super) struct OpCases<'r> {
 
 impl OpCases<'_> {
     /// Every case of the op: classes, number edges and letter cases of
-    /// each leaf, then its related values (`runner.differential.related`),
+    /// each leaf, then its related values (`runner.differential.related`)
+    /// and its ranking's small scope (`runner.differential.ranking`),
     /// without repeats.
     fn all(&self) -> Vec<Json> {
         let mut out: Vec<Json> = Vec::new();
@@ -158,6 +161,7 @@ impl OpCases<'_> {
             self.add_new(found, &mut out);
         }
         self.add_new(self.related(), &mut out);
+        self.add_new(ranking::cases(self.planned.op), &mut out);
         out
     }
 

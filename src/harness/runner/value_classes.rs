@@ -625,6 +625,25 @@ mod tests {
     use super::*;
     use std::collections::BTreeSet;
 
+    /// runner.differential.valued: the `syntax` class of `mention/*` puts
+    /// two label escapes just inside the first label, where the label's
+    /// grammar reads them; elsewhere its text goes in the middle.
+    #[test]
+    fn mention_syntax_goes_inside_the_label() {
+        let at = |old: &str| {
+            let old = Json::String(JsString::from(old));
+            match representative("mention/parse", Leaf::String, "syntax", Some(&old)) {
+                Some(Some(Json::String(text))) => String::from_utf16_lossy(text.units()),
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(
+            at("@[label](dsh-session:abc)"),
+            "@[\\]\\alabel](dsh-session:abc)"
+        );
+        assert_eq!(at("abcd"), "ab\\]\\acd");
+    }
+
     /// runner.differential.valued: the syntax edges of a mention text are
     /// before its first `@` and after the first explicit and the first
     /// bare URI's payload runs; a file line's only before its `@`.

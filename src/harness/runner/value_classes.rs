@@ -41,8 +41,8 @@
 //!   languages' JSON writers escape by default); `syntax` (the op's own
 //!   syntax: for `uri/*` the text `dsh-session:`; for `mention/*` both `]`
 //!   and `\` (its representative inserts `\]\a`, two label escapes, just
-//!   inside the first label); for `files/*` both `@` and `"`; for `candidates/*` one of `İ`
-//!   (U+0130) or `ß`; for every other op `<`).
+//!   inside the first label); for `files/*` both `@` and `"`; for
+//!   `candidates/*` one of `İ` (U+0130) or `ß`; for every other op `<`).
 //! - booleans: `true`, `false`.
 
 use crate::harness::runner::json_path;
@@ -518,39 +518,49 @@ pub fn confused_with(class: &str) -> &'static [&'static str] {
     }
 }
 
+/// Every character of a class whose members ports tell apart one by one
+/// (a tab where a space passes, U+2029 where U+2028 passes), the one
+/// [`representative`] inserts first; empty for the other classes.
+const CLASS_CHARACTERS: &[(&str, &[&str])] = &[
+    ("ascii-whitespace", &[" ", "\t", "\n", "\r"]),
+    (
+        "js-whitespace",
+        &[
+            "\u{a0}", "\u{b}", "\u{c}", "\u{feff}", "\u{1680}", "\u{2000}", "\u{200a}", "\u{202f}",
+            "\u{205f}", "\u{3000}",
+        ],
+    ),
+    ("line-separator", &["\u{2028}", "\u{2029}"]),
+    ("c1-control", &["\u{85}", "\u{80}", "\u{9f}"]),
+];
+
+/// The characters of `class` ([`CLASS_CHARACTERS`]).
+fn kinds_of(class: &str) -> &'static [&'static str] {
+    CLASS_CHARACTERS
+        .iter()
+        .find(|(name, _)| *name == class)
+        .map_or(&[], |(_, kinds)| kinds)
+}
+
 /// What a string class puts in the middle of the value it changes.
 fn inserted(op: &str, class: &str) -> Option<Vec<u16>> {
     let text = match class {
-        "ascii-whitespace" => " ",
-        "js-whitespace" => "\u{a0}",
-        "line-separator" => "\u{2028}",
         "delete" => "\u{7f}",
-        "c1-control" => "\u{85}",
         "combining" => "e\u{301}",
         "lone-surrogate" => return Some(vec![0xD800]),
         "astral" => "\u{1f600}",
         "escaped-elsewhere" => "'<>&/",
         "syntax" => syntax_of(op),
-        _ => return None,
+        _ => kinds_of(class).first()?,
     };
     Some(text.encode_utf16().collect())
 }
 
-/// The other kinds of a class whose members ports tell apart one by one
-/// (a tab where a space passes, U+2029 where U+2028 passes): every
-/// character of the whitespace and control classes but the one
-/// [`representative`] inserts; none for the other classes.
+/// The other kinds of a class: the characters of a whitespace or control
+/// class but the one [`representative`] inserts (a tab where a space
+/// passes, U+2029 where U+2028 passes); none for the other classes.
 pub fn other_kinds(class: &str) -> &'static [&'static str] {
-    match class {
-        "ascii-whitespace" => &["\t", "\n", "\r"],
-        "js-whitespace" => &[
-            "\u{b}", "\u{c}", "\u{feff}", "\u{1680}", "\u{2000}", "\u{200a}", "\u{202f}",
-            "\u{205f}", "\u{3000}",
-        ],
-        "line-separator" => &["\u{2029}"],
-        "c1-control" => &["\u{80}", "\u{9f}"],
-        _ => &[],
-    }
+    kinds_of(class).get(1..).unwrap_or_default()
 }
 
 /// `old` with `kind` inserted where [`representative`] inserts its class's

@@ -85,54 +85,37 @@ impl OpCases<'_> {
         let Json::String(text) = v else {
             return Vec::new();
         };
-        let mut out = Vec::new();
-        let untouched = self.answer(base);
-        let equal = set(base.clone(), q, Some(v.clone()));
-        if self.answer(&equal) != untouched {
-            out.push(equal);
-        }
-        if let Some((_, rest)) = text
-            .units()
-            .split_first()
-            .filter(|(_, rest)| !rest.is_empty())
-        {
-            let part = Json::String(JsString::from_units(rest.to_vec()));
-            let held = set(base.clone(), q, Some(part));
-            if self.answer(&held) != untouched {
-                out.push(held);
-            }
-        }
-        let slash = u16::from(b'/');
-        if let Some(at) = text.units().iter().rposition(|&unit| unit == slash) {
-            let name = &text.units()[at + 1..];
-            if !name.is_empty() {
-                let named = set(
-                    base.clone(),
-                    q,
-                    Some(Json::String(JsString::from_units(name.to_vec()))),
-                );
-                if self.answer(&named) != untouched {
-                    out.push(named);
-                }
-            }
-        }
+        let units = text.units();
+        let string = |units: &[u16]| Json::String(JsString::from_units(units.to_vec()));
+        // Set at `q` alone: equal; held, not at the start; a path's name;
+        // the other case.
+        let slash = units.iter().rposition(|&unit| unit == u16::from(b'/'));
+        let mut at_q = vec![v.clone()];
+        at_q.extend((units.len() > 1).then(|| string(&units[1..])));
+        at_q.extend(
+            slash
+                .filter(|at| at + 1 < units.len())
+                .map(|at| string(&units[at + 1..])),
+        );
         let (high, low) = (upper(text), lower(text));
-        if high == low {
-            return out;
+        let cased = high != low;
+        if cased {
+            let other_case = if high == *text { &low } else { &high };
+            at_q.push(string(other_case.units()));
         }
-        let other_case = if high == *text {
-            low.clone()
-        } else {
-            high.clone()
-        };
-        let swapped = set(base.clone(), q, Some(Json::String(other_case)));
-        if self.answer(&swapped) != untouched {
-            out.push(swapped);
-        }
-        let raised = set(base.clone(), p, Some(Json::String(high)));
-        let cased = set(raised.clone(), q, Some(Json::String(low)));
-        if self.answer(&cased) != self.answer(&raised) {
-            out.push(cased);
+        let untouched = self.answer(base);
+        let mut out: Vec<Json> = at_q
+            .into_iter()
+            .map(|value| set(base.clone(), q, Some(value)))
+            .filter(|case| self.answer(case) != untouched)
+            .collect();
+        // Equal but for case, both set.
+        if cased {
+            let raised = set(base.clone(), p, Some(string(high.units())));
+            let lowered = set(raised.clone(), q, Some(string(low.units())));
+            if self.answer(&lowered) != self.answer(&raised) {
+                out.push(lowered);
+            }
         }
         out
     }

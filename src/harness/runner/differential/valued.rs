@@ -34,9 +34,10 @@
 //! Where a side does not declare `dynamic-inputs`, each case is made well
 //! typed first, as every request of the run is ([`typed_within`]). They
 //! do not count against `--cases`: they are the same list under every
-//! seed but for the bases picked (about 3 100 over rc.8's ops with the
-//! related values, two or three seconds). The ops take turns, so that a run stopped by its time limit has
-//! sent some of every op's.
+//! seed but for the bases picked (about 3 700 over rc.8's ops with the
+//! related values and the ranking scope, about three seconds). The ops
+//! take turns, so that a run stopped by its time limit has sent some of
+//! every op's.
 //!
 //! [`typed_within`]: super::requests::typed_within
 
@@ -331,9 +332,7 @@ impl OpCases<'_> {
             })
             .collect()
     }
-}
 
-impl OpCases<'_> {
     /// Each of [`EDGE_CHARACTERS`] inserted at each kind of syntax edge of
     /// the leaf's values ([`syntax_edges`]: before a mention's or a token's
     /// `@`, after an explicit or a bare URI's payload run), at a place the

@@ -926,13 +926,15 @@ fn shrinking_stays_inside_what_both_declare() {
 fn time_limits_dead_implementations_and_backtraces() {
     // runner.differential.operation
     // A time limit stops the run and still reports it; crashes are classes.
+    // (The limit leaves room for a loaded machine: the run plans its value
+    // cases before the first case, and a crash restarts the port.)
     let (code, text) = differential_cli(
         &fixture_port("PORT_BUGS=crash-tenth"),
         &[
             "--cases",
             "1000000",
             "--time-limit",
-            "2",
+            "8",
             "--max-classes",
             "1",
         ],
@@ -1115,10 +1117,12 @@ fn a_slow_answer_is_compared_and_reported_slow() {
 }
 
 /// A port that loops forever on one op is reported within a bounded time
-/// (spec `runner.slow`): the op hangs at most twice (each waiting the
-/// timeout and the grace period), its later cases are not sent, the hang's
-/// shrinking is bounded in probes that wait the timeout only, and the run
-/// says the bound before it starts. The other op is still compared.
+/// (spec `runner.slow`): its first hang waits the timeout and the grace
+/// period; its later cases are still sent, each awaited only in proportion
+/// to the port's answers (the floor, half a second); the hang's shrinking
+/// is bounded in probes; the run says how it waits before it starts, and
+/// names the op answered on under half its cases. The other op is still
+/// compared.
 #[test]
 fn a_port_that_loops_forever_on_one_op_is_reported_in_bounded_time() {
     let (code, text) = differential_cli(
@@ -1139,20 +1143,26 @@ fn a_port_that_loops_forever_on_one_op_is_reported_in_bounded_time() {
     );
     assert_eq!(code, Some(1), "{text}");
     assert!(
-        text.contains("an op hangs at most 2 times, a hang shrinks in at most 8 probes of 1 s: at most 16 s waited on hangs in all"),
+        text.contains("after an op hangs, its answers are awaited 50 times its slowest answer (at least 0.5 s, at most 1 s), and a hang shrinks in at most 8 probes"),
         "{text}"
     );
-    assert!(text.contains("CLASS 1 of 1: 2 cases"), "{text}");
+    assert!(text.contains("CLASS 1 of 1: "), "{text}");
     assert!(
         text.contains("  hang: no answer within the timeout\n"),
         "{text}"
     );
     assert!(
-        text.contains("hangs: retain 2 (18 later cases not sent)"),
+        text.lines()
+            .any(|line| line.starts_with("not answered in time: ")
+                && line.ends_with(" of 20 retain cases")),
         "{text}"
     );
     assert!(
-        text.contains("per op: retain 0/2 (18 not compared), uri/encode 20/20"),
+        text.contains("tested too little: retain answered "),
+        "{text}"
+    );
+    assert!(
+        text.contains("per op: retain ") && text.contains(", uri/encode 20/20\n"),
         "{text}"
     );
     let shrink_steps: usize = text

@@ -106,18 +106,30 @@ fn member_edits_are_learned_only_when_they_make_the_whole_answer() {
         .expect("JSON");
     let theirs = parse(r#"{"data":{"id":"s","cwd":null,"seq":4},"stats":{"n":1}}"#).expect("JSON");
     let edits = member_edits(&ours, &theirs).expect("two member edits");
+    // A member left out where its value was empty is known to be left out
+    // when empty (issue #60: a writer that omits empty values), no more.
     assert_eq!(
         edits,
         [
             MemberEdit::Null(JsString::from("cwd")),
-            MemberEdit::Missing(JsString::from("compacted"))
+            MemberEdit::LeftOutWhenEmpty(JsString::from("compacted"))
         ]
     );
     // Applied to another answer, at any depth.
-    let other = parse(r#"[{"cwd":"/x","compacted":true,"k":1}]"#).expect("JSON");
+    let other =
+        parse(r#"[{"cwd":"/x","compacted":true,"k":1},{"compacted":false}]"#).expect("JSON");
     assert_eq!(
         apply_edits(&other, &edits),
-        parse(r#"[{"cwd":null,"k":1}]"#).expect("JSON")
+        parse(r#"[{"cwd":null,"compacted":true,"k":1},{}]"#).expect("JSON")
+    );
+    // A member with a value left out is left out always.
+    let ours = parse(r#"{"compacted":true,"n":1}"#).expect("JSON");
+    let theirs = parse(r#"{"n":1}"#).expect("JSON");
+    let edits = member_edits(&ours, &theirs).expect("one member edit");
+    assert_eq!(edits, [MemberEdit::Missing(JsString::from("compacted"))]);
+    assert_eq!(
+        apply_edits(&other, &edits),
+        parse(r#"[{"cwd":"/x","k":1},{}]"#).expect("JSON")
     );
     // A member added as null after another.
     let added = parse(r#"{"id":"s","cwd":"/w","seq":null}"#).expect("JSON");

@@ -441,8 +441,8 @@ fn print_lines(findings: &Findings) {
     for (id, late) in &report.slow {
         say!("slow: {id} {late}");
     }
-    if let Some(hangs) = report.hangs_line() {
-        say!("{hangs}");
+    for line in report::hangs_lines(report) {
+        say!("{line}");
     }
     say!("{}", report.summary());
 }

@@ -7,9 +7,10 @@
 use super::output::say;
 use super::{Exit, Format};
 use crate::harness::runner::adapter::{
-    default_grace, BuiltIn, Description, External, Implementation, MAX_HANGS_PER_OP,
+    default_grace, BuiltIn, Description, External, Implementation,
 };
 use crate::harness::runner::differential::{self, corpus, Progress, Summary};
+use crate::harness::runner::pace::{HUNG_OP_FACTOR, HUNG_OP_FLOOR};
 use crate::harness::runner::vectors::Suite;
 use crate::js::json;
 use crate::Json;
@@ -272,23 +273,19 @@ fn say_plan(args: &DifferentialArgs, sides: &Compared, plan: &differential::Plan
     for line in plan.narrowed() {
         say!("{line}");
     }
-    say_waiting(args, plan);
+    say_waiting(args);
 }
 
 /// spec runner.slow: what a hang can cost, said before it does.
-fn say_waiting(args: &DifferentialArgs, plan: &differential::Plan) {
+fn say_waiting(args: &DifferentialArgs) {
     let (timeout, grace) = (args.timeout(), args.grace());
-    let hang = timeout + grace;
-    let shrink = timeout * differential::HANG_SHRINK_PROBES as u32;
-    let bound = hang * (MAX_HANGS_PER_OP * plan.ops.len() as u64) as u32 + shrink;
     say!(
-        "waiting: {} s for an answer, then {} s more (an answer then is compared and reported slow; none is a hang); an op hangs at most {} times, a hang shrinks in at most {} probes of {} s: at most {} s waited on hangs in all",
+        "waiting: {} s for an answer, then {} s more (an answer then is compared and reported slow; none is a hang); after an op hangs, its answers are awaited {HUNG_OP_FACTOR} times its slowest answer (at least {} s, at most {} s), and a hang shrinks in at most {} probes",
         timeout.as_secs(),
         grace.as_secs(),
-        MAX_HANGS_PER_OP,
-        differential::HANG_SHRINK_PROBES,
+        HUNG_OP_FLOOR.as_secs_f64(),
         timeout.as_secs(),
-        bound.as_secs()
+        differential::HANG_SHRINK_PROBES,
     );
 }
 
@@ -394,10 +391,7 @@ fn say_classes(summary: &Summary, max_classes: Option<usize>) {
             class.ops.join(", "),
             class.signature.path,
             class.shrink_steps,
-            json::to_ascii(&Json::object([
-                ("op", Json::str(&class.signature.op)),
-                ("input", class.input.clone())
-            ])),
+            json::to_ascii(&class.example_request()),
             class.example.explanation
         );
     }
@@ -441,7 +435,7 @@ fn say_counts(summary: &Summary) {
         .into_iter()
         .flatten()
         .chain(summary.slow_lines())
-        .chain(summary.hangs_line());
+        .chain(summary.hangs_lines());
     for line in lines {
         say!("{line}");
     }

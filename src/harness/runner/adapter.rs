@@ -1,6 +1,7 @@
 //! Implementations under test: the built-in reference, or any program that
 //! speaks the adapter protocol (spec `protocol.framing`).
 
+use super::pace::{Pace, HUNG_OP_FACTOR};
 use crate::features::{self, Declared, Features};
 use crate::js::json::{self, Json};
 use crate::js::JsString;
@@ -218,11 +219,6 @@ pub fn is_hang(problem: &str) -> bool {
     problem.starts_with(NO_ANSWER)
 }
 
-/// After this many hangs of one op, the runner sends it nothing more (spec
-/// `runner.slow`): `conformance` skips its later vectors, `differential`
-/// its later cases.
-pub const MAX_HANGS_PER_OP: u64 = 2;
-
 /// How a hang's protocol failure begins.
 const NO_ANSWER: &str = "no answer within";
 
@@ -256,10 +252,8 @@ impl Implementation for BuiltIn {
 /// call, so one bad answer costs one vector.
 pub struct External {
     command: String,
-    timeout: Duration,
-    /// How much longer an answer is awaited after the timeout before the
-    /// implementation is taken to hang (spec `runner.slow`).
-    grace: Duration,
+    /// How long each op's answers are awaited (spec `runner.slow`).
+    pace: Pace,
     /// Whether the grace period is waited at all ([`Implementation::set_patient`]).
     patient: bool,
     /// The last call's lateness, when it was answered within the grace.
@@ -584,8 +578,7 @@ impl External {
     pub fn new(command: &str, timeout: Duration) -> External {
         External {
             command: command.to_owned(),
-            timeout,
-            grace: default_grace(timeout),
+            pace: Pace::new(timeout, default_grace(timeout)),
             patient: true,
             last_slow: None,
             running: None,
@@ -599,7 +592,7 @@ impl External {
     /// The same, waiting `grace` after the timeout before taking the
     /// implementation to hang (spec `runner.slow`; zero: no grace).
     pub fn with_grace(mut self, grace: Duration) -> External {
-        self.grace = grace;
+        self.pace = self.pace.with_grace(grace);
         self
     }
 
@@ -688,7 +681,8 @@ impl External {
         };
         let running = self.running.as_mut().ok_or("implementation not running")?;
         let stdin = running.stdin.as_mut().ok_or("implementation not running")?;
-        if let Err(error) = writeln!(stdin, "{}", request.to_line()).and_then(|()| stdin.flush()) {
+        let request_line = request.to_line();
+        if let Err(error) = writeln!(stdin, "{request_line}").and_then(|()| stdin.flush()) {
             return Err(match exit_status(&mut running.child) {
                 Some(status) => {
                     // What it said as it went (a panic message) comes with
@@ -705,19 +699,20 @@ impl External {
             });
         }
         let asked = Instant::now();
+        let wait = self.pace.wait_for(op, request_line.len());
         let grace = if self.patient {
-            self.grace
+            wait.grace
         } else {
             Duration::ZERO
         };
-        let answer = match running.answers.recv_timeout(self.timeout) {
+        let answer = match running.answers.recv_timeout(wait.limit) {
             Err(RecvTimeoutError::Timeout) if !grace.is_zero() => {
                 // spec runner.slow: a late answer is compared, and said.
                 let late = running.answers.recv_timeout(grace);
                 if late.is_ok() {
                     self.last_slow = Some(Slow {
                         took: asked.elapsed(),
-                        limit: self.timeout,
+                        limit: wait.limit,
                     });
                 }
                 late
@@ -725,10 +720,19 @@ impl External {
             answer => answer,
         };
         let answer = match answer {
-            Ok(answer) => answer,
+            Ok(answer) => {
+                self.pace.answered(op, request_line.len(), asked.elapsed());
+                answer
+            }
             Err(RecvTimeoutError::Timeout) => {
                 self.last_stderr = running.stderr.take();
-                let mut problem = format!("{NO_ANSWER} {:?}", self.timeout);
+                self.pace.hung(op);
+                let mut problem = format!("{NO_ANSWER} {:?}", wait.limit);
+                if wait.scaled {
+                    problem.push_str(&format!(
+                        " ({HUNG_OP_FACTOR} times its op's slowest answer to a request of this size: the op hung before)"
+                    ));
+                }
                 if !grace.is_zero() {
                     problem.push_str(&format!(" and {grace:?} more (the grace period)"));
                 }

@@ -19,11 +19,13 @@
 //! as such.
 
 use super::json_path::Step;
-use super::members::{fold_case, list_edit, ListEdit};
+use super::members::{fold_case, list_edits, ListEdit, EMPTY_LEFT_OUT};
 use super::ops::family;
 use crate::js::json::{self, Json};
 use crate::js::{first_lone_surrogate, is_js_whitespace, JsString};
 use crate::protocol::wire::Outcome;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -190,11 +192,14 @@ pub enum Region {
 }
 
 /// Every cause of two outputs of `op` that differ: the most telling edit
-/// of the op's own region, then each cause of the region `retain`
-/// answers (the conversation, whose stats are folded into it, and
-/// `compacted`). Only `retain` (its own answer), `prepare` and `pre-step`
-/// (each source of a prepared message) have two regions; another op's
-/// outputs give at most one cause, as [`cause`] names it.
+/// of the op's own region, then each other member missing, extra or written
+/// `null` there (each wrong member a cause; an edit that one writer's rule
+/// explains, a rename or a spelling, is one cause however many members it
+/// touches, and stands alone when it is the most telling), then each
+/// cause of the region `retain` answers (the
+/// conversation, whose stats are folded into it, and `compacted`). Only
+/// `retain` (its own answer), `prepare` and `pre-step` (each source of a
+/// prepared message) have two regions.
 pub fn causes_per_region(op: &str, expected: &Json, actual: &Json) -> Vec<(Region, Cause)> {
     let prepared = super::ops::prepares_messages(op) || op == "retain";
     let (mut own, mut retained) = (Vec::new(), Vec::new());
@@ -205,10 +210,32 @@ pub fn causes_per_region(op: &str, expected: &Json, actual: &Json) -> Vec<(Regio
             own.push(found);
         }
     }
-    let mut causes: Vec<(Region, Cause)> = primary(own)
-        .map(|found| (Region::Own, output_cause(op, &found).0))
+    // Each wrong member is a cause of its own (spec `runner.causes`): the
+    // most telling edit, then each member missing, extra or written null
+    // elsewhere; a value changed beside it may follow from it (a label
+    // parsed otherwise leaves other text; a list changed changes the
+    // lists made from it), and a writer's rule (a global edit) that is
+    // the most telling stands alone, since how a port reads and writes
+    // strings changes what it computes from them.
+    let mut own = by_key(own);
+    if own.first().is_some_and(|found| found.kind.is_global()) {
+        own.truncate(1);
+    }
+    let mut own = own.into_iter();
+    let own: Vec<Found> = own
+        .next()
         .into_iter()
+        .chain(own.filter(
+            |found| matches!(&found.kind, EditKind::Members(edit) if edit.names_its_member()),
+        ))
         .collect();
+    let mut causes: Vec<(Region, Cause)> = Vec::new();
+    for found in own {
+        let cause = output_cause(op, &found).0;
+        if !causes.iter().any(|(_, known)| *known == cause) {
+            causes.push((Region::Own, cause));
+        }
+    }
     // What retain answers is already folded (the conversation and the
     // stats derived from it are one cause): each of its causes counts. In
     // `retain`'s own answer, `compacted` beside a conversation that differs
@@ -279,6 +306,19 @@ const CANCELLED: &str = "SESSION_REFERENCE_CANCELLED";
 /// the run's failures share (spec `runner.causes`).
 pub fn alternative(op: &str, expected: Side, actual: Side) -> Option<Cause> {
     match (expected, actual) {
+        // The one empty member of an object left out is that member
+        // missing, or every empty member left out.
+        (Side::Output(x), Side::Output(y)) => {
+            let found = primary(edits(x, y))?;
+            matches!(
+                found.kind,
+                EditKind::Members(ListEdit::Missing { empty: true, .. })
+            )
+            .then(|| Cause {
+                family: None,
+                edit: EMPTY_LEFT_OUT.to_owned(),
+            })
+        }
         (Side::Error(x), Side::Error(y)) if is_order_of_checks(op, x, y) => {
             Some(unexpected_error(op))
         }
@@ -563,7 +603,9 @@ impl EditKind {
             self,
             EditKind::Escape { .. }
                 | EditKind::ClassReplaced { .. }
-                | EditKind::Members(ListEdit::Renamed { .. } | ListEdit::IndexKeysPlaced)
+                | EditKind::Members(
+                    ListEdit::Renamed { .. } | ListEdit::IndexKeysPlaced | ListEdit::EmptyLeftOut
+                )
                 | EditKind::NumberSpelled
                 | EditKind::JsonSpelled
         )
@@ -642,6 +684,27 @@ fn type_name(value: &Json) -> &'static str {
     }
 }
 
+/// The most telling edit of each key ([`Found::key`]): the most telling
+/// of all first (the first in document order among equals), the others
+/// in document order.
+fn by_key(found: Vec<Found>) -> Vec<Found> {
+    let mut best: Vec<Found> = Vec::new();
+    for edit in found {
+        let key = edit.key();
+        match best.iter_mut().find(|known| known.key() == key) {
+            Some(known) if edit.kind < known.kind => *known = edit,
+            Some(_) => {}
+            None => best.push(edit),
+        }
+    }
+    // The most telling first, the others in document order.
+    if let Some(most) = (0..best.len()).min_by(|&a, &b| best[a].kind.cmp(&best[b].kind)) {
+        let most = best.remove(most);
+        best.insert(0, most);
+    }
+    best
+}
+
 /// The most telling edit (the first in document order among equals).
 fn primary(found: Vec<Found>) -> Option<Found> {
     let mut best: Option<Found> = None;
@@ -672,10 +735,13 @@ fn collect(path: &mut Vec<Step>, expected: &Json, actual: &Json, found: &mut Vec
             if embedded_edits(path, x, y, found) {
                 return;
             }
-            if let Some(added) = escape_edit(x, y) {
-                return found.push(Found::at(path, EditKind::Escape { added }));
+            if let Some(kind) = encoded_edit(x, y) {
+                return found.push(Found::at(path, kind));
             }
-            found.push(Found::at(path, text_edit(x, y)));
+            found.push(Found::at(
+                path,
+                spelling_edit(x, y).unwrap_or_else(|| text_edit(x, y)),
+            ));
         }
         (Json::Number(x), Json::Number(y)) if x == y => {}
         (Json::Number(_), Json::Number(_)) => found.push(Found::at(path, EditKind::NumberChanged)),
@@ -708,7 +774,8 @@ fn object_edits(
     y: &[(JsString, Json)],
     found: &mut Vec<Found>,
 ) {
-    let Some(edit) = list_edit(x, y) else {
+    let list = list_edits(x, y);
+    if list.is_empty() {
         for ((key, a), (_, b)) in x.iter().zip(y) {
             path.push(Step::Member(key.clone()));
             collect(path, a, b, found);
@@ -719,7 +786,10 @@ fn object_edits(
     // Every edit counts: the members both have are compared too, a member
     // renamed in another case style with its new name, so another change
     // under a reordered or renamed object still shows.
-    found.push(Found::at(path, EditKind::Members(edit)));
+    found.extend(
+        list.into_iter()
+            .map(|edit| Found::at(path, EditKind::Members(edit))),
+    );
     let theirs: HashMap<&[u16], &Json> =
         y.iter().map(|(key, value)| (key.units(), value)).collect();
     let folded: HashMap<String, &Json> = y
@@ -915,6 +985,51 @@ fn escape_edit(expected: &[u16], actual: &[u16]) -> Option<bool> {
     (without(expected) == without(actual)).then_some(added)
 }
 
+/// When two texts differ inside a base64url run (a session URI's
+/// payload) whose decoded texts are one JSON value spelled two ways: that
+/// spelling's edit, seen through the encoding (spec `runner.causes`), so
+/// that a JSON writer's escape is one cause in a URI as in a prompt.
+fn encoded_edit(expected: &[u16], actual: &[u16]) -> Option<EditKind> {
+    let prefix = expected
+        .iter()
+        .zip(actual)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let decoded = |units: &[u16]| -> Option<Vec<u16>> {
+        let start = units[..prefix]
+            .iter()
+            .rposition(|&unit| !crate::uri::is_payload_unit(unit))
+            .map_or(0, |at| at + 1);
+        let end = units[prefix..]
+            .iter()
+            .position(|&unit| !crate::uri::is_payload_unit(unit))
+            .map_or(units.len(), |at| prefix + at);
+        let run = String::from_utf16(&units[start..end]).ok()?;
+        let bytes = URL_SAFE_NO_PAD.decode(run).ok()?;
+        Some(String::from_utf8(bytes).ok()?.encode_utf16().collect())
+    };
+    let (x, y) = (decoded(expected)?, decoded(actual)?);
+    if x == y {
+        return None;
+    }
+    if let Some(kind) = spelling_edit(&x, &y) {
+        return Some(kind);
+    }
+    let value = |units: &[u16]| json::parse(&String::from_utf16(units).ok()?).ok();
+    (value(&x)? == value(&y)?).then_some(EditKind::JsonSpelled)
+}
+
+/// When two different texts are one text written with other escapes:
+/// escapes added or removed ([`escape_edit`]), or as many escapes spelled
+/// otherwise (`\u000a` for `\n`), which is how a JSON writer spells (spec
+/// `runner.causes`): one cause with a prompt's JSON spelled otherwise.
+fn spelling_edit(expected: &[u16], actual: &[u16]) -> Option<EditKind> {
+    if let Some(added) = escape_edit(expected, actual) {
+        return Some(EditKind::Escape { added });
+    }
+    (unescaped(expected) == unescaped(actual)).then_some(EditKind::JsonSpelled)
+}
+
 fn text_edit(expected: &[u16], actual: &[u16]) -> EditKind {
     if let Some(kind) = trimmed_or_padded(expected, actual) {
         return kind;
@@ -977,7 +1092,8 @@ fn trimmed_or_padded(expected: &[u16], actual: &[u16]) -> Option<EditKind> {
     (class_of(&added) == RunClass::Whitespace).then_some(EditKind::Whitespace { trimmed: false })
 }
 
-/// The text with `\uXXXX` and `\X` escapes read.
+/// The text with `\uXXXX` and `\X` escapes read (JSON's short escapes
+/// as JSON reads them).
 fn unescaped(units: &[u16]) -> Vec<u16> {
     let backslash = u16::from(b'\\');
     let mut out = Vec::with_capacity(units.len());
@@ -998,12 +1114,25 @@ fn unescaped(units: &[u16]) -> Vec<u16> {
                 at += 6;
             }
             _ => {
-                out.push(units[at + 1]);
+                out.push(short_escape(units[at + 1]));
                 at += 2;
             }
         }
     }
     out
+}
+
+/// The character JSON's short escape `\X` stands for (`\n` is U+000A);
+/// any other escaped character stands for itself (`\]`, `\/`).
+fn short_escape(unit: u16) -> u16 {
+    match u8::try_from(unit) {
+        Ok(b'b') => 0x08,
+        Ok(b't') => 0x09,
+        Ok(b'n') => 0x0A,
+        Ok(b'f') => 0x0C,
+        Ok(b'r') => 0x0D,
+        _ => unit,
+    }
 }
 
 /// Whether the changed part of the text lies in a number on both sides,
@@ -1363,12 +1492,11 @@ mod tests {
             ]
         );
         // `retain`'s answer has the same two regions; another op's output
-        // is one region: its most telling edit.
+        // is one region: its most telling edit (a value changed beside it
+        // may follow from it).
         assert_eq!(causes_per_region("retain", &expected, &actual).len(), 2);
-        assert_eq!(
-            causes_per_region("candidates/list", &expected, &actual).len(),
-            1
-        );
+        let regions = causes_per_region("candidates/list", &expected, &actual);
+        assert_eq!(regions.len(), 1);
     }
 
     #[test]
@@ -1451,5 +1579,100 @@ mod tests {
         let found = cause("json/tag-safe", Side::Output(&escaped), Side::Output(&raw))
             .map(|(cause, _)| cause.to_string());
         assert_eq!(found.as_deref(), Some("escape removed"));
+    }
+
+    fn every_of(op: &str, expected: &str, actual: &str) -> Vec<String> {
+        let (x, y) = (output(expected), output(actual));
+        every(op, Side::Output(&x), Side::Output(&y))
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn independent_wrong_members_of_one_answer_are_each_a_cause() {
+        // runner.causes: a member missing, another written null, a third
+        // null where the expected answer has none: three causes.
+        let causes = every_of(
+            "retain",
+            r#"{"data":{"cwd":"/w","capturedThroughSeq":3},"stats":{"compacted":false,"originalMessages":1}}"#,
+            r#"{"data":{"cwd":null,"capturedThroughSeq":null},"stats":{"originalMessages":1}}"#,
+        );
+        assert_eq!(
+            causes,
+            [
+                "snapshot: member compacted missing",
+                "snapshot: null written at cwd",
+                "snapshot: null written at capturedThroughSeq"
+            ]
+        );
+        // One writer's rule over several members stays one cause.
+        let renamed = every_of(
+            "retain",
+            r#"{"stats":{"compacted":false,"originalMessages":1}}"#,
+            r#"{"stats":{"Compacted":false,"OriginalMessages":1}}"#,
+        );
+        assert_eq!(renamed, ["members renamed lowercase → PascalCase"]);
+    }
+
+    #[test]
+    fn empty_values_left_out_are_one_cause() {
+        // runner.causes: several members left out, each holding an empty
+        // value, are one writer's rule; one such member alone reads both
+        // ways.
+        let expected = r#"{"stats":{"compacted":false,"originalMessages":2,"omittedBytes":0}}"#;
+        assert_eq!(
+            every_of("retain", expected, r#"{"stats":{"originalMessages":2}}"#),
+            [EMPTY_LEFT_OUT]
+        );
+        let one = r#"{"stats":{"originalMessages":2,"omittedBytes":0}}"#;
+        assert_eq!(
+            every_of("retain", expected, one),
+            ["snapshot: member compacted missing"]
+        );
+        let (x, y) = (output(expected), output(one));
+        let other = alternative("retain", Side::Output(&x), Side::Output(&y));
+        assert_eq!(
+            other.map(|cause| cause.to_string()).as_deref(),
+            Some(EMPTY_LEFT_OUT)
+        );
+        // A member with a value left out is that member's cause alone.
+        let (x, y) = (output(r#"{"a":1,"b":0}"#), output(r#"{"b":0}"#));
+        assert_eq!(
+            alternative("retain", Side::Output(&x), Side::Output(&y)),
+            None
+        );
+    }
+
+    #[test]
+    fn a_spelling_seen_through_an_encoding_is_the_spelling_s_cause() {
+        // runner.causes: a JSON writer's `\/` or `\u000a` is one cause in a
+        // URI's base64url payload, in a tag-safe text and in a prompt.
+        let uri = |literal: &str| {
+            let payload = URL_SAFE_NO_PAD.encode(literal);
+            json::stringify(&Json::str(&format!("dsh-session:{payload}")))
+        };
+        assert_eq!(
+            cause_of("uri/encode", &uri(r#""a/b""#), &uri(r#""a\/b""#)),
+            "escape added"
+        );
+        assert_eq!(
+            cause_of("uri/encode", &uri(r#""a\nb""#), &uri(r#""a\u000ab""#)),
+            "JSON spelled otherwise"
+        );
+        let line = |text: &str| json::stringify(&Json::str(text));
+        assert_eq!(
+            cause_of(
+                "json/tag-safe",
+                &line(r#""\t\u003c""#),
+                &line(r#""\u0009\u003c""#)
+            ),
+            "JSON spelled otherwise"
+        );
+        // Another id in the payload is another text.
+        assert_eq!(
+            cause_of("uri/encode", &uri(r#""a""#), &uri(r#""b""#)),
+            "uri: text changed at uri"
+        );
     }
 }

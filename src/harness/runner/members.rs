@@ -65,6 +65,9 @@ pub enum MemberEdit {
     Null(JsString),
     /// No member of this name is written.
     Missing(JsString),
+    /// No member of this name is written when its value is empty
+    /// ([`is_empty`]): a writer that omits empty values.
+    LeftOutWhenEmpty(JsString),
     /// A member of the first name is written `null` right after the
     /// member of the second where there is none.
     NullAdded(JsString, JsString),
@@ -95,6 +98,9 @@ pub fn member_edits(ours: &Json, theirs: &Json) -> Option<Vec<MemberEdit>> {
                         continue;
                     }
                     match theirs.iter().find(|(known, _)| known == name) {
+                        None if is_empty(value) => {
+                            push(edits, MemberEdit::LeftOutWhenEmpty(name.clone()));
+                        }
                         None => push(edits, MemberEdit::Missing(name.clone())),
                         Some((_, Json::Null)) if *value != Json::Null => {
                             push(edits, MemberEdit::Null(name.clone()));
@@ -141,7 +147,10 @@ pub fn apply_edits(value: &Json, edits: &[MemberEdit]) -> Json {
         Json::Object(members) => {
             let mut edited = Vec::with_capacity(members.len());
             for (name, member) in members {
-                if edits.contains(&MemberEdit::Missing(name.clone())) {
+                let left_out = edits.contains(&MemberEdit::Missing(name.clone()))
+                    || (is_empty(member)
+                        && edits.contains(&MemberEdit::LeftOutWhenEmpty(name.clone())));
+                if left_out {
                     continue;
                 }
                 let member = if edits.contains(&MemberEdit::Null(name.clone())) {
@@ -191,8 +200,22 @@ pub enum ListEdit {
     /// The same members, in the same order but for those whose keys are
     /// canonical array indices, which JavaScript writes first, ascending.
     IndexKeysPlaced,
-    /// A member the expected value has and the actual lacks.
-    Missing(String),
+    /// Several members left out, each holding an empty value (`false`,
+    /// `0`, `""`, `null`, `[]`, `{}`), and nothing else changed in the
+    /// list: how a writer that omits empty values (Go's `omitempty`,
+    /// serde's `skip_serializing_if`) writes objects, one cause wherever
+    /// it shows.
+    EmptyLeftOut,
+    /// A member the expected value has and the actual lacks; `empty` when
+    /// it is the one change of the list and holds an empty value, so that
+    /// it may also be read as [`ListEdit::EmptyLeftOut`] (spec
+    /// `runner.causes`: the reading more failures share).
+    Missing {
+        /// Its name.
+        name: String,
+        /// Whether it is the list's one change and holds an empty value.
+        empty: bool,
+    },
     /// A member the actual value has and the expected lacks.
     Extra(String),
     /// `null` written as a member's value where the expected value has
@@ -216,7 +239,7 @@ impl ListEdit {
     pub fn names_its_member(&self) -> bool {
         matches!(
             self,
-            ListEdit::Missing(_)
+            ListEdit::Missing { .. }
                 | ListEdit::Extra(_)
                 | ListEdit::NullWritten(_)
                 | ListEdit::Replaced { .. }
@@ -228,7 +251,8 @@ impl fmt::Display for ListEdit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ListEdit::Renamed { from, to } => write!(f, "members renamed {from} → {to}"),
-            ListEdit::Missing(key) => write!(f, "member {key} missing"),
+            ListEdit::EmptyLeftOut => f.write_str(EMPTY_LEFT_OUT),
+            ListEdit::Missing { name, .. } => write!(f, "member {name} missing"),
             ListEdit::Extra(key) => write!(f, "member {key} extra"),
             ListEdit::NullWritten(key) => write!(f, "null written at {key}"),
             ListEdit::Replaced { expected, actual } => {
@@ -240,52 +264,108 @@ impl fmt::Display for ListEdit {
     }
 }
 
-/// How two objects' member lists differ, `None` when both have the same
-/// keys in the same order.
-pub fn list_edit(expected: &[(JsString, Json)], actual: &[(JsString, Json)]) -> Option<ListEdit> {
+/// The cause of members holding empty values left out wherever they are
+/// (spec `runner.causes`).
+pub const EMPTY_LEFT_OUT: &str = "members holding empty values left out";
+
+/// Whether `value` is empty as a writer that omits empty values reads it.
+pub fn is_empty(value: &Json) -> bool {
+    match value {
+        Json::Null => true,
+        Json::Bool(value) => !value,
+        Json::Number(value) => *value == 0.0,
+        Json::String(value) => value.units().is_empty(),
+        Json::Array(items) => items.is_empty(),
+        Json::Object(members) => members.is_empty(),
+    }
+}
+
+/// How two objects' member lists differ (spec `runner.causes`): nothing
+/// when both have the same keys in the same order; else each member
+/// missing, extra or written `null` on its own, since each may be a bug of
+/// its own, but what one writer's rule explains (names in another case
+/// style, empty values left out, the order) as one edit.
+pub fn list_edits(expected: &[(JsString, Json)], actual: &[(JsString, Json)]) -> Vec<ListEdit> {
     let same_keys = expected.len() == actual.len()
         && expected
             .iter()
             .zip(actual)
             .all(|((a, _), (b, _))| a.units() == b.units());
     if same_keys {
-        return None;
+        return Vec::new();
     }
-    let missing = expected.iter().find(|(key, _)| !has(actual, key));
-    let extra: Vec<&(JsString, Json)> = actual
+    let name = |key: &JsString| key.to_string_lossy();
+    let mut missing: Vec<&(JsString, Json)> = expected
+        .iter()
+        .filter(|(key, _)| !has(actual, key))
+        .collect();
+    let mut extra: Vec<&(JsString, Json)> = actual
         .iter()
         .filter(|(key, _)| !has(expected, key))
         .collect();
-    let without_indices = |members: &[(JsString, Json)]| -> Vec<Vec<u16>> {
-        members
+    if missing.is_empty() && extra.is_empty() {
+        let without_indices = |members: &[(JsString, Json)]| -> Vec<Vec<u16>> {
+            members
+                .iter()
+                .map(|(key, _)| key.units().to_vec())
+                .filter(|key| array_index(key).is_none())
+                .collect()
+        };
+        return vec![if without_indices(expected) == without_indices(actual) {
+            ListEdit::IndexKeysPlaced
+        } else {
+            ListEdit::Reordered
+        }];
+    }
+    let mut edits = Vec::new();
+    // One style of names: every renamed pair is one edit.
+    let renamed = |(gone, _): &&(JsString, Json), extra: &[&(JsString, Json)]| {
+        extra
             .iter()
-            .map(|(key, _)| key.units().to_vec())
-            .filter(|key| array_index(key).is_none())
-            .collect()
+            .find(|(came, _)| same_name(gone, came))
+            .map(|(came, _)| came.clone())
     };
-    let only_extra_is_null = matches!(extra.as_slice(), [(_, Json::Null)]);
-    let name = |key: &JsString| key.to_string_lossy();
-    Some(
-        match (
-            missing.map(|(key, _)| key),
-            extra.first().map(|(key, _)| key),
-        ) {
-            (None, None) if without_indices(expected) == without_indices(actual) => {
-                ListEdit::IndexKeysPlaced
-            }
-            (None, None) => ListEdit::Reordered,
-            (Some(gone), Some(came)) if same_name(gone, came) => ListEdit::Renamed {
-                from: case_style(&name(gone)),
-                to: case_style(&name(came)),
-            },
-            (Some(gone), Some(came)) => ListEdit::Replaced {
+    if let Some((gone, came)) = missing
+        .iter()
+        .find_map(|member| renamed(member, &extra).map(|came| (member.0.clone(), came)))
+    {
+        edits.push(ListEdit::Renamed {
+            from: case_style(&name(&gone)),
+            to: case_style(&name(&came)),
+        });
+        let pairs: Vec<(JsString, JsString)> = missing
+            .iter()
+            .filter_map(|member| renamed(member, &extra).map(|came| (member.0.clone(), came)))
+            .collect();
+        missing.retain(|(key, _)| !pairs.iter().any(|(gone, _)| gone == key));
+        extra.retain(|(key, _)| !pairs.iter().any(|(_, came)| came == key));
+    }
+    let empty_left_out =
+        edits.is_empty() && extra.is_empty() && missing.iter().all(|(_, value)| is_empty(value));
+    if empty_left_out && missing.len() >= 2 {
+        edits.push(ListEdit::EmptyLeftOut);
+        return edits;
+    }
+    if let ([(gone, _)], [(came, value)]) = (missing.as_slice(), extra.as_slice()) {
+        if *value != Json::Null {
+            edits.push(ListEdit::Replaced {
                 expected: name(gone),
                 actual: name(came),
-            },
-            (Some(gone), None) => ListEdit::Missing(name(gone)),
-            // The one extra member, every other there, holds `null`.
-            (None, Some(came)) if only_extra_is_null => ListEdit::NullWritten(name(came)),
-            (None, Some(came)) => ListEdit::Extra(name(came)),
-        },
-    )
+            });
+            return edits;
+        }
+    }
+    for (key, _) in missing {
+        edits.push(ListEdit::Missing {
+            name: name(key),
+            empty: empty_left_out,
+        });
+    }
+    for (key, value) in extra {
+        edits.push(match value {
+            Json::Null => ListEdit::NullWritten(name(key)),
+            _ => ListEdit::Extra(name(key)),
+        });
+    }
+    edits
 }

@@ -12,6 +12,7 @@ pub mod differential;
 pub mod json_path;
 pub mod members;
 pub mod ops;
+pub mod pace;
 pub mod probes;
 pub mod readings;
 pub mod report;
@@ -23,7 +24,6 @@ use crate::features::{self, Declared, Features};
 use crate::js::json::{self, Json};
 use crate::protocol::wire::{Outcome, UNSUPPORTED};
 use adapter::{Description, Implementation};
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use vectors::{Expect, Suite, Vector};
@@ -50,9 +50,6 @@ pub enum Status {
     SkippedFilter,
     /// A cost vector, run only with `--cost` (spec `runner.cost`).
     SkippedCost,
-    /// Not sent: its op had hung [`adapter::MAX_HANGS_PER_OP`] times
-    /// (spec `runner.slow`).
-    SkippedAfterHangs,
 }
 
 impl Status {
@@ -66,7 +63,6 @@ impl Status {
             Status::SkippedUnsupported => Some("answered UNSUPPORTED"),
             Status::SkippedFilter => Some("not matched by the filter"),
             Status::SkippedCost => Some("cost vector (run with --cost)"),
-            Status::SkippedAfterHangs => Some("not sent: its op hung twice"),
         }
     }
 
@@ -124,7 +120,7 @@ impl FailureDetail {
             Expect::Error(code) => causes::Side::Error(code),
         };
         if let Some(chain) = &self.chain {
-            return (chain.cause(), None);
+            return (chain.cause(), chain.alternative());
         }
         let actual = causes::Side::of(&self.actual, &self.stderr);
         let cause = match causes::cause(op, expected, actual) {
@@ -233,46 +229,9 @@ pub struct Report {
     /// The vectors answered after the timeout, within the grace period
     /// (spec `runner.slow`): compared as usual, and named.
     pub slow: Vec<(String, adapter::Slow)>,
-    /// How often each op hung (spec `runner.slow`).
-    pub hangs: BTreeMap<String, u64>,
 }
 
 impl Report {
-    /// `hangs: OP N (K later vectors not sent: ID, …)`, when an op hung
-    /// (spec `runner.slow`).
-    pub fn hangs_line(&self) -> Option<String> {
-        let listed: Vec<String> = self
-            .hangs
-            .iter()
-            .map(|(op, hangs)| {
-                let not_waited: Vec<&str> = self
-                    .not_waited()
-                    .filter(|result| &result.op == op)
-                    .map(|result| result.id.as_str())
-                    .collect();
-                if not_waited.is_empty() {
-                    format!("{op} {hangs}")
-                } else {
-                    format!(
-                        "{op} {hangs} ({} later vectors not sent: {})",
-                        not_waited.len(),
-                        not_waited.join(", ")
-                    )
-                }
-            })
-            .collect();
-        (!listed.is_empty()).then(|| format!("hangs: {}", listed.join("; ")))
-    }
-
-    /// The vectors not sent because their op had hung
-    /// [`adapter::MAX_HANGS_PER_OP`] times (spec `runner.slow`), in suite
-    /// order.
-    pub fn not_waited(&self) -> impl Iterator<Item = &VectorResult> {
-        self.results
-            .iter()
-            .filter(|result| result.status == Status::SkippedAfterHangs)
-    }
-
     /// Vectors that passed.
     pub fn passed(&self) -> usize {
         self.count(|status| matches!(status, Status::Passed))
@@ -426,13 +385,8 @@ pub fn run(
         probes::Allowance::of_run(vectors, bytes)
     };
     let mut slow = Vec::new();
-    let mut hangs: BTreeMap<String, u64> = BTreeMap::new();
     let mut report = run_with(suite, on_result, |vector| {
         selection.gate(vector, &declared, &description.capabilities)?;
-        // spec runner.slow: an op that hung twice is not waited for again.
-        if hangs.get(&vector.op).copied().unwrap_or(0) >= adapter::MAX_HANGS_PER_OP {
-            return Err(Status::SkippedAfterHangs);
-        }
         let answer = implementation.call(&vector.op, &vector.input);
         if let Some(late) = implementation.take_slow() {
             slow.push((vector.id.clone(), late));
@@ -459,7 +413,6 @@ pub fn run(
             detail.stderr = implementation.take_stderr();
             if hung {
                 // A hang is not probed: every probe would wait again.
-                *hangs.entry(vector.op.clone()).or_default() += 1;
                 return Ok(status);
             }
             // spec runner.probes: a failure is traced to the lowest op that
@@ -491,7 +444,6 @@ pub fn run(
     });
     report.probes = prober.sent();
     report.slow = slow;
-    report.hangs = hangs;
     report
 }
 

@@ -92,8 +92,7 @@ impl<'r> CaseLoop<'r> {
                     break;
                 };
                 self.summary.coverage.guided += 1;
-                let kept_out = self.summary.keeps_out_after_hangs(aimed.planned.op);
-                (!kept_out).then_some((aimed.planned, aimed.tree))
+                Some((aimed.planned, aimed.tree))
             };
             let Some((planned, mut tree)) = next else {
                 continue;
@@ -141,25 +140,19 @@ impl<'r> CaseLoop<'r> {
     }
 
     /// Drawn case number `case`: its op and value tree, or `None` when it
-    /// is not sent (its op hung too often, or nothing could be drawn).
+    /// is not sent (nothing could be drawn).
     #[allow(clippy::type_complexity)]
     fn drawn(&mut self, case: u64) -> Option<(&'r PlannedOp, Box<dyn ValueTree<Value = Json>>)> {
         let planned = self.draws.planned(case);
-        if self.summary.keeps_out_after_hangs(planned.op) {
-            return None;
-        }
         Some((planned, self.draws.tree(case)?))
     }
 
     /// Value-class case number `nth`: its op and a value tree holding its
-    /// input alone, or `None` when its op hung too often.
+    /// input alone, or `None` when there is no such case.
     #[allow(clippy::type_complexity)]
     fn valued(&mut self, nth: u64) -> Option<(&'r PlannedOp, Box<dyn ValueTree<Value = Json>>)> {
         let (at, input) = self.valued.get(nth as usize)?;
         let planned = &self.plan.ops[*at];
-        if self.summary.keeps_out_after_hangs(planned.op) {
-            return None;
-        }
         self.summary.coverage.valued += 1;
         let mut runner = proptest::test_runner::TestRunner::deterministic();
         let tree = Just(input.clone()).boxed().new_tree(&mut runner).ok()?;

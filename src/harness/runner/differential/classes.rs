@@ -51,6 +51,14 @@ impl Class {
         }
     }
 
+    /// The example's request, `{op, input}`: the op of the case that
+    /// opened the class, whose input it is (its signature's op is where
+    /// the cause shows, a lower op's when probing traced it).
+    pub fn example_request(&self) -> Json {
+        let op = self.ops.first().copied().unwrap_or(&self.signature.op);
+        Json::object([("op", Json::str(op)), ("input", self.input.clone())])
+    }
+
     /// Takes in the cases of `merged`, a class of another reading.
     fn absorb(&mut self, merged: Class) {
         self.count += merged.count;

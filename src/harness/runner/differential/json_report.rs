@@ -7,7 +7,6 @@ use super::coverage::JsonCoverage;
 use super::plan::Plan;
 use super::summary::{Starved, Summary};
 use crate::harness::runner::report::{actual_json, raw};
-use crate::js::json::Json;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
@@ -232,10 +231,7 @@ impl JsonClass {
             count: class.count,
             cases: class.cases.clone(),
             example: JsonExample {
-                request: raw(&Json::object([
-                    ("op", Json::str(&class.signature.op)),
-                    ("input", class.input.clone()),
-                ])),
+                request: raw(&class.example_request()),
                 a: raw(&actual_json(&class.example.a)),
                 b: raw(&actual_json(&class.example.b)),
                 shrink_steps: class.shrink_steps,

@@ -4,7 +4,7 @@
 
 use super::classes::Class;
 use super::coverage::Coverage;
-use crate::harness::runner::adapter::{Slow, MAX_HANGS_PER_OP};
+use crate::harness::runner::adapter::Slow;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -54,8 +54,9 @@ pub struct Summary {
     /// within the grace period, and the latest of them (spec
     /// `runner.slow`).
     pub slow: BTreeMap<(&'static str, &'static str), (u64, Slow)>,
-    /// Per op: the cases a side did not answer at all (at most
-    /// [`MAX_HANGS_PER_OP`]; later cases of the op are not sent).
+    /// Per op: the cases a side did not answer in time (spec
+    /// `runner.slow`; later cases of the op are still sent, each awaited
+    /// in proportion to the op's answers).
     pub hung: BTreeMap<&'static str, u64>,
     /// The classes, in the order they were found.
     pub classes: Vec<Class>,
@@ -80,13 +81,11 @@ impl Summary {
 
     /// Cases not compared because they lie outside what both declare (a
     /// capability one side lacks, the protocol's contract), not counted in
-    /// `cases`: every case kept out but those not sent after hangs.
+    /// `cases`.
     pub fn beyond_capability(&self) -> u64 {
         self.kept_out
             .values()
-            .flat_map(|reasons| reasons.iter())
-            .filter(|(why, _)| why.as_str() != HUNG_TOO_OFTEN)
-            .map(|(_, count)| count)
+            .flat_map(|reasons| reasons.values())
             .sum()
     }
 
@@ -183,24 +182,26 @@ impl Summary {
             .collect()
     }
 
-    /// `hangs: OP N, …` with the cases not sent after them, when a side
-    /// hung (spec `runner.slow`).
-    pub fn hangs_line(&self) -> Option<String> {
-        let listed: Vec<String> = self
+    /// `not answered in time: N of M OP cases` per op a side hung on, and
+    /// `tested too little: …` for an op answered on under half its cases
+    /// (spec `runner.slow`).
+    pub fn hangs_lines(&self) -> Vec<String> {
+        let sent = |op: &str| self.drawn.get(op).copied().unwrap_or(0);
+        let mut lines: Vec<String> = self
             .hung
             .iter()
-            .map(|(op, hangs)| {
-                let skipped = self
-                    .kept_out
-                    .get(op)
-                    .and_then(|reasons| reasons.get(HUNG_TOO_OFTEN))
-                    .map_or(String::new(), |skipped| {
-                        format!(" ({skipped} later cases not sent)")
-                    });
-                format!("{op} {hangs}{skipped}")
-            })
+            .map(|(op, hung)| format!("not answered in time: {hung} of {} {op} cases", sent(op)))
             .collect();
-        (!listed.is_empty()).then(|| format!("hangs: {}", listed.join(", ")))
+        for (op, hung) in &self.hung {
+            let answered = sent(op).saturating_sub(*hung);
+            if answered * 2 < sent(op) {
+                lines.push(format!(
+                    "tested too little: {op} answered {answered} of {} cases in time (under half)",
+                    sent(op)
+                ));
+            }
+        }
+        lines
     }
 
     /// The classes, largest first (ties: found first).
@@ -213,17 +214,6 @@ impl Summary {
     /// Counts a case of `op` not compared, for `why`.
     pub(super) fn keep_out(&mut self, op: &'static str, why: String) {
         *self.kept_out.entry(op).or_default().entry(why).or_default() += 1;
-    }
-
-    /// Whether `op` hung too often to get more cases (spec `runner.slow`):
-    /// then this case of it is counted drawn and kept out, not sent.
-    pub(super) fn keeps_out_after_hangs(&mut self, op: &'static str) -> bool {
-        if self.hung.get(op).copied().unwrap_or(0) < MAX_HANGS_PER_OP {
-            return false;
-        }
-        *self.drawn.entry(op).or_default() += 1;
-        self.keep_out(op, HUNG_TOO_OFTEN.to_owned());
-        true
     }
 
     /// Counts the answers to a case of `op` that came late, each with its
@@ -266,9 +256,6 @@ impl fmt::Display for Starved {
         )
     }
 }
-
-/// Why an op's later cases were not sent after its hangs.
-const HUNG_TOO_OFTEN: &str = "a side hung on it twice: later cases not sent";
 
 #[cfg(test)]
 mod tests {

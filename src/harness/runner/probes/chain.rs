@@ -127,6 +127,15 @@ impl Chain {
         self.traced[0].clone()
     }
 
+    /// The other reading of the failure's first cause, when its lowest
+    /// probe's answer has one (spec `runner.causes`).
+    pub fn alternative(&self) -> Option<Cause> {
+        let lowest = self.lowest();
+        let expected = Side::expected(&lowest.expected);
+        let actual = Side::of(&lowest.actual, &lowest.stderr);
+        causes::alternative(&lowest.op, expected, actual)
+    }
+
     /// Every cause of the failure: the traced ones, then what substitution
     /// left, each once.
     pub fn causes(&self) -> Vec<Cause> {

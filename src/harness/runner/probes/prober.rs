@@ -402,6 +402,11 @@ impl Prober {
         let mut residual = self.residual(failure, run, retain_answered);
         if !residual.is_empty() {
             let failure = self.own_causes(failure, own);
+            // What is left is some of the failure's own causes: an edit
+            // the answer shows only against the composed run (a member
+            // the reference does not write, placed otherwise) is how the
+            // composition writes, not the implementation's.
+            residual.retain(|left| failure.iter().any(|shown| causes::same_cause(shown, left)));
             if !reproduced.iter().any(|cause| failure.contains(cause)) {
                 return None;
             }

@@ -71,7 +71,7 @@ pub fn skip_breakdown(report: &Report) -> Option<String> {
             continue;
         };
         let key = match result.status {
-            Status::SkippedUnsupported | Status::SkippedAfterHangs => result.op.clone(),
+            Status::SkippedUnsupported => result.op.clone(),
             Status::SkippedCapability => result.requires.join(" and "),
             Status::SkippedFilter | Status::SkippedNotSelected => String::new(),
             _ => result.features.join(" and "),

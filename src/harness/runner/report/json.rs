@@ -52,13 +52,14 @@ pub struct JsonReport {
     /// (spec `runner.slow`); absent when none was.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub slow: Vec<JsonSlow>,
-    /// How often each op hung (spec `runner.slow`); absent when none did.
+    /// How many vectors of each op were not answered in time (spec
+    /// `runner.slow`); absent when none was.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub hangs: BTreeMap<String, u64>,
-    /// The vectors not sent because their op had hung twice (spec
+    /// The vectors not answered in time, in suite order (spec
     /// `runner.slow`); absent when none was.
-    #[serde(rename = "notWaited", skip_serializing_if = "Vec::is_empty")]
-    pub not_waited: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hung: Vec<String>,
     /// Per rule, the vectors of the run that reached its decisions on the
     /// reference (spec `runner.reach`).
     pub reach: BTreeMap<&'static str, Vec<String>>,
@@ -106,9 +107,6 @@ pub struct SkipCounts {
     pub filter: usize,
     /// Cost vectors, run only with `--cost`.
     pub cost: usize,
-    /// Not sent: the op had hung twice (spec `runner.slow`).
-    #[serde(rename = "afterHangs")]
-    pub after_hangs: usize,
 }
 
 /// How a run compares with a baseline of known failures.
@@ -319,7 +317,6 @@ pub fn to_json(
             unsupported: report.count_of(&Status::SkippedUnsupported),
             filter: report.count_of(&Status::SkippedFilter),
             cost: report.count_of(&Status::SkippedCost),
-            after_hangs: report.count_of(&Status::SkippedAfterHangs),
         },
         failing_rules: failing_rules(report),
         causes,
@@ -333,11 +330,8 @@ pub fn to_json(
                 limit: late.limit.as_secs_f64(),
             })
             .collect(),
-        hangs: report.hangs.clone(),
-        not_waited: report
-            .not_waited()
-            .map(|result| result.id.clone())
-            .collect(),
+        hangs: super::hang_counts(report),
+        hung: super::hung_vectors(report),
         reach: BTreeMap::new(),
         results: report
             .results

@@ -10,9 +10,10 @@
 //!
 //! Each output has its room: `human` (lines), `json` (the report's types),
 //! `junit` (XML); `causes` groups a run's failures by cause for all three,
-//! and `rules` counts the rules they cite.
+//! `rules` counts the rules they cite, and `hangs` what hangs cost.
 
 mod causes;
+mod hangs;
 mod human;
 mod json;
 mod junit;
@@ -21,6 +22,7 @@ mod rules;
 mod tests;
 
 pub use causes::{causes, CauseCount};
+pub use hangs::{hang_counts, hangs_lines, hung_vectors};
 pub use human::{
     causes_block, failing_rules_line, failure_block, first_op_line, shown_path, shown_rules,
     skip_breakdown,

@@ -104,7 +104,7 @@ fn json_report_has_structured_failures_and_skip_reasons() {
         "{text}"
     );
     assert!(
-        text.contains(r#""skipped":{"feature":1,"capability":1,"notSelected":0,"unsupported":1,"filter":0,"cost":0,"afterHangs":0}"#),
+        text.contains(r#""skipped":{"feature":1,"capability":1,"notSelected":0,"unsupported":1,"filter":0,"cost":0}"#),
         "{text}"
     );
     assert!(text.contains(r#""file":"uri/decode.json""#), "{text}");

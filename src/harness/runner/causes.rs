@@ -254,6 +254,25 @@ pub fn causes_per_region(op: &str, expected: &Json, actual: &Json) -> Vec<(Regio
     causes
 }
 
+/// The other reading of `cause`, one of [`causes_per_region`]'s for the
+/// outputs `expected` and `actual` of `op`, when it has one (spec
+/// `runner.causes`): the one empty member of a list left out is also
+/// every empty member left out.
+pub fn alternative_of(op: &str, expected: &Json, actual: &Json, cause: &Cause) -> Option<Cause> {
+    edits(expected, actual)
+        .iter()
+        .any(|found| found.reads_as_empty_left_out() && output_cause(op, found).0 == *cause)
+        .then(empty_left_out_cause)
+}
+
+/// Members holding empty values left out, wherever they are.
+fn empty_left_out_cause() -> Cause {
+    Cause {
+        family: None,
+        edit: EMPTY_LEFT_OUT.to_owned(),
+    }
+}
+
 /// An error where the expected answer has none (an output, or another
 /// error: see [`alternative`]).
 pub fn unexpected_error(op: &str) -> Cause {
@@ -310,14 +329,7 @@ pub fn alternative(op: &str, expected: Side, actual: Side) -> Option<Cause> {
         // missing, or every empty member left out.
         (Side::Output(x), Side::Output(y)) => {
             let found = primary(edits(x, y))?;
-            matches!(
-                found.kind,
-                EditKind::Members(ListEdit::Missing { empty: true, .. })
-            )
-            .then(|| Cause {
-                family: None,
-                edit: EMPTY_LEFT_OUT.to_owned(),
-            })
+            found.reads_as_empty_left_out().then(empty_left_out_cause)
         }
         (Side::Error(x), Side::Error(y)) if is_order_of_checks(op, x, y) => {
             Some(unexpected_error(op))
@@ -515,6 +527,15 @@ impl Found {
                 .locus()
                 .is_some_and(|locus| STATS.contains(&locus.as_str()))
             || whole_against_null
+    }
+
+    /// Whether the edit is the one empty member of a list left out, which
+    /// also reads as every empty member left out.
+    fn reads_as_empty_left_out(&self) -> bool {
+        matches!(
+            self.kind,
+            EditKind::Members(ListEdit::Missing { empty: true, .. })
+        )
     }
 
     /// Whether the edit is in what `retain` answers for a source: its
@@ -1634,6 +1655,21 @@ mod tests {
         let other = alternative("retain", Side::Output(&x), Side::Output(&y));
         assert_eq!(
             other.map(|cause| cause.to_string()).as_deref(),
+            Some(EMPTY_LEFT_OUT)
+        );
+        // So does it where it is not the first cause (a further one).
+        let (x, y) = (
+            output(r#"{"a":"x","stats":{"compacted":false,"n":2}}"#),
+            output(r#"{"a":"y","stats":{"n":2}}"#),
+        );
+        let missing = Cause {
+            family: Some("snapshot"),
+            edit: "member compacted missing".to_owned(),
+        };
+        assert_eq!(
+            alternative_of("retain", &x, &y, &missing)
+                .map(|cause| cause.to_string())
+                .as_deref(),
             Some(EMPTY_LEFT_OUT)
         );
         // A member with a value left out is that member's cause alone.

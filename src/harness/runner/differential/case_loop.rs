@@ -14,8 +14,9 @@ use super::sides::{CaseVerdict, Sides};
 use super::summary::{Stopped, Summary};
 use super::valued;
 use crate::harness::runner::adapter::Implementation;
-use crate::harness::runner::causes::Cause;
+use crate::harness::runner::causes::{self, Cause};
 use crate::js::json::Json;
+use crate::protocol::wire::Outcome;
 use proptest::strategy::{Just, Strategy, ValueTree};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -237,8 +238,13 @@ impl<'r> CaseLoop<'r> {
         for cause in std::mem::take(&mut isolated.mismatch.also) {
             if !self.counted(&cause, op, case, None) && self.sides.dead.is_none() {
                 let mut example = isolated.mismatch.clone();
+                example.signature.alternative = match (&example.a, &example.b) {
+                    (Ok(Outcome::Output(a)), Ok(Outcome::Output(b))) => {
+                        causes::alternative_of(op, a, b, &cause)
+                    }
+                    _ => None,
+                };
                 example.signature.cause = cause;
-                example.signature.alternative = None;
                 self.open(Class::first(op, case, isolated.input.clone(), example, 0));
             }
         }

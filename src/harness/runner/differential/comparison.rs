@@ -136,8 +136,10 @@ impl Mismatch {
         }
         let lowest = chain.lowest();
         let (_, path) = lowest.cause_at();
+        self.signature.alternative = (first == chain.cause())
+            .then(|| chain.alternative())
+            .flatten();
         self.signature.cause = first;
-        self.signature.alternative = None;
         self.signature.op = lowest.op.clone();
         self.signature.path = path;
         self.chain = Some(chain);

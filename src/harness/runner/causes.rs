@@ -102,8 +102,9 @@ pub fn cause(op: &str, expected: Side, actual: Side) -> Option<(Cause, String)> 
     let any = |edit: String| whole(Cause { family: None, edit });
     match (expected, actual) {
         (Side::Output(x), Side::Output(y)) => {
-            let found = primary(edits(x, y))?;
-            Some(output_cause(op, &found))
+            let found = edits(x, y);
+            let found = primary(&found)?;
+            Some(output_cause(op, found))
         }
         (expected, Side::Failure { problem, stderr }) => {
             let mut edit = failure(problem, stderr);
@@ -217,23 +218,16 @@ pub fn causes_per_region(op: &str, expected: &Json, actual: &Json) -> Vec<(Regio
     // lists made from it), and a writer's rule (a global edit) that is
     // the most telling stands alone, since how a port reads and writes
     // strings changes what it computes from them.
-    let mut own = by_key(own);
-    if own.first().is_some_and(|found| found.kind.is_global()) {
-        own.truncate(1);
-    }
-    let mut own = own.into_iter();
-    let own: Vec<Found> = own
-        .next()
-        .into_iter()
-        .chain(own.filter(
-            |found| matches!(&found.kind, EditKind::Members(edit) if edit.names_its_member()),
-        ))
-        .collect();
     let mut causes: Vec<(Region, Cause)> = Vec::new();
-    for found in own {
-        let cause = output_cause(op, &found).0;
-        if !causes.iter().any(|(_, known)| *known == cause) {
-            causes.push((Region::Own, cause));
+    if let Some(first) = primary(&own) {
+        let members = own
+            .iter()
+            .filter(|found| !first.kind.is_global() && found.names_its_member());
+        for found in std::iter::once(first).chain(members) {
+            let cause = output_cause(op, found).0;
+            if !causes.iter().any(|(_, known)| *known == cause) {
+                causes.push((Region::Own, cause));
+            }
         }
     }
     // What retain answers is already folded (the conversation and the
@@ -328,7 +322,8 @@ pub fn alternative(op: &str, expected: Side, actual: Side) -> Option<Cause> {
         // The one empty member of an object left out is that member
         // missing, or every empty member left out.
         (Side::Output(x), Side::Output(y)) => {
-            let found = primary(edits(x, y))?;
+            let found = edits(x, y);
+            let found = primary(&found)?;
             found.reads_as_empty_left_out().then(empty_left_out_cause)
         }
         (Side::Error(x), Side::Error(y)) if is_order_of_checks(op, x, y) => {
@@ -529,6 +524,12 @@ impl Found {
             || whole_against_null
     }
 
+    /// Whether the edit names the member it is about: one missing, extra,
+    /// written `null` or under another name.
+    fn names_its_member(&self) -> bool {
+        matches!(&self.kind, EditKind::Members(edit) if edit.names_its_member())
+    }
+
     /// Whether the edit is the one empty member of a list left out, which
     /// also reads as every empty member left out.
     fn reads_as_empty_left_out(&self) -> bool {
@@ -705,36 +706,9 @@ fn type_name(value: &Json) -> &'static str {
     }
 }
 
-/// The most telling edit of each key ([`Found::key`]): the most telling
-/// of all first (the first in document order among equals), the others
-/// in document order.
-fn by_key(found: Vec<Found>) -> Vec<Found> {
-    let mut best: Vec<Found> = Vec::new();
-    for edit in found {
-        let key = edit.key();
-        match best.iter_mut().find(|known| known.key() == key) {
-            Some(known) if edit.kind < known.kind => *known = edit,
-            Some(_) => {}
-            None => best.push(edit),
-        }
-    }
-    // The most telling first, the others in document order.
-    if let Some(most) = (0..best.len()).min_by(|&a, &b| best[a].kind.cmp(&best[b].kind)) {
-        let most = best.remove(most);
-        best.insert(0, most);
-    }
-    best
-}
-
 /// The most telling edit (the first in document order among equals).
-fn primary(found: Vec<Found>) -> Option<Found> {
-    let mut best: Option<Found> = None;
-    for edit in found {
-        if best.as_ref().is_none_or(|known| edit.kind < known.kind) {
-            best = Some(edit);
-        }
-    }
-    best
+fn primary(found: &[Found]) -> Option<&Found> {
+    found.iter().min_by(|a, b| a.kind.cmp(&b.kind))
 }
 
 /// Every edit that turns `expected` into `actual`, in document order.
@@ -875,9 +849,7 @@ fn array_edits(path: &mut Vec<Step>, expected: &[Json], actual: &[Json], found: 
 }
 
 fn primary_key(item: &[Found]) -> Option<String> {
-    item.iter()
-        .min_by(|a, b| a.kind.cmp(&b.kind))
-        .map(Found::key)
+    primary(item).map(Found::key)
 }
 
 fn same_items(x: &[Json], y: &[Json]) -> bool {
@@ -1006,10 +978,11 @@ fn escape_edit(expected: &[u16], actual: &[u16]) -> Option<bool> {
     (without(expected) == without(actual)).then_some(added)
 }
 
-/// When two texts differ inside a base64url run (a session URI's
-/// payload) whose decoded texts are one JSON value spelled two ways: that
-/// spelling's edit, seen through the encoding (spec `runner.causes`), so
-/// that a JSON writer's escape is one cause in a URI as in a prompt.
+/// When two texts differ inside a session URI's payload (the base64url
+/// run after `dsh-session:`) whose decoded texts are one JSON value spelled
+/// two ways: that spelling's edit, seen through the encoding (spec
+/// `runner.causes`), so that a JSON writer's escape is one cause in a URI
+/// as in a prompt.
 fn encoded_edit(expected: &[u16], actual: &[u16]) -> Option<EditKind> {
     let prefix = expected
         .iter()
@@ -1021,6 +994,9 @@ fn encoded_edit(expected: &[u16], actual: &[u16]) -> Option<EditKind> {
             .iter()
             .rposition(|&unit| !crate::uri::is_payload_unit(unit))
             .map_or(0, |at| at + 1);
+        if !units[..start].ends_with(&crate::uri::SCHEME_UNITS) {
+            return None;
+        }
         let end = units[prefix..]
             .iter()
             .position(|&unit| !crate::uri::is_payload_unit(unit))

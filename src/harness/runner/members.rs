@@ -318,25 +318,20 @@ pub fn list_edits(expected: &[(JsString, Json)], actual: &[(JsString, Json)]) ->
         }];
     }
     let mut edits = Vec::new();
-    // One style of names: every renamed pair is one edit.
-    let renamed = |(gone, _): &&(JsString, Json), extra: &[&(JsString, Json)]| {
-        extra
-            .iter()
-            .find(|(came, _)| same_name(gone, came))
-            .map(|(came, _)| came.clone())
-    };
-    if let Some((gone, came)) = missing
+    // One style of names: every renamed pair is one edit, named by the
+    // first pair's styles.
+    let pairs: Vec<(JsString, JsString)> = missing
         .iter()
-        .find_map(|member| renamed(member, &extra).map(|came| (member.0.clone(), came)))
-    {
+        .filter_map(|(gone, _)| {
+            let (came, _) = extra.iter().find(|(came, _)| same_name(gone, came))?;
+            Some((gone.clone(), came.clone()))
+        })
+        .collect();
+    if let Some((gone, came)) = pairs.first() {
         edits.push(ListEdit::Renamed {
-            from: case_style(&name(&gone)),
-            to: case_style(&name(&came)),
+            from: case_style(&name(gone)),
+            to: case_style(&name(came)),
         });
-        let pairs: Vec<(JsString, JsString)> = missing
-            .iter()
-            .filter_map(|member| renamed(member, &extra).map(|came| (member.0.clone(), came)))
-            .collect();
         missing.retain(|(key, _)| !pairs.iter().any(|(gone, _)| gone == key));
         extra.retain(|(key, _)| !pairs.iter().any(|(_, came)| came == key));
     }

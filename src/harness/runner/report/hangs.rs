@@ -3,7 +3,7 @@
 //! sent to them, which the run tested too little to judge.
 
 use crate::harness::runner::adapter::is_hang;
-use crate::harness::runner::{Report, Status};
+use crate::harness::runner::{Report, Status, VectorResult};
 use std::collections::BTreeMap;
 
 /// At most this many hung vectors are named on the human line (the JSON
@@ -17,18 +17,21 @@ struct OpHangs<'a> {
     hung: Vec<&'a str>,
 }
 
+/// Whether `result`'s vector was sent and not answered in time.
+fn hung(result: &VectorResult) -> bool {
+    matches!(&result.status, Status::Failed(detail) if matches!(&detail.actual, Err(problem) if is_hang(problem)))
+}
+
 /// Per op that hung, its vectors sent and hung, in suite order.
 fn per_op(report: &Report) -> BTreeMap<&str, OpHangs<'_>> {
     let mut ops: BTreeMap<&str, OpHangs> = BTreeMap::new();
     for result in &report.results {
-        let hung = match &result.status {
-            Status::Passed => false,
-            Status::Failed(detail) => matches!(&detail.actual, Err(problem) if is_hang(problem)),
-            _ => continue,
-        };
+        if !matches!(result.status, Status::Passed | Status::Failed(_)) {
+            continue;
+        }
         let op = ops.entry(&result.op).or_default();
         op.sent += 1;
-        if hung {
+        if hung(result) {
             op.hung.push(&result.id);
         }
     }
@@ -46,16 +49,11 @@ pub fn hang_counts(report: &Report) -> BTreeMap<String, u64> {
 
 /// The vectors not answered in time, in suite order.
 pub fn hung_vectors(report: &Report) -> Vec<String> {
-    let hung: Vec<&str> = per_op(report)
-        .into_values()
-        .flat_map(|op| op.hung)
-        .collect();
     report
         .results
         .iter()
-        .map(|result| result.id.as_str())
-        .filter(|id| hung.contains(id))
-        .map(str::to_owned)
+        .filter(|result| hung(result))
+        .map(|result| result.id.clone())
         .collect()
 }
 

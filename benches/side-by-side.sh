@@ -4,7 +4,8 @@
 #   benches/side-by-side.sh            # default run (about 5–6 minutes)
 #   benches/side-by-side.sh --full     # also upstream prepare at N = 8 000
 #                                      # (quadratic: ~20–30 s a call, 4 calls)
-#   benches/side-by-side.sh --no-memory   # skip benches/memory.sh
+#   benches/side-by-side.sh --no-memory   # skip benches/memory.sh and
+#                                      # benches/adapter-memory.sh
 #   benches/side-by-side.sh --round-trip  # only the protocol round trip:
 #                                      # benches/round-trip.mjs, the three
 #                                      # requests of issue #13 through both
@@ -136,6 +137,8 @@ step "files.mjs" "$OUT/upstream-files.log" upstream files.mjs "$OUT/upstream-fil
 if [[ $MEMORY -eq 1 ]]; then
   echo "memory"
   step "benches/memory.sh (prepare, 1 000 000 messages)" "$OUT/memory.log" benches/memory.sh
+  step "benches/adapter-memory.sh (peak resident set of each adapter process, both sides)" \
+    "$OUT/adapter-memory.log" benches/adapter-memory.sh
 fi
 echo "$(load)" >"$OUT/load-end"
 
@@ -347,3 +350,8 @@ if (existsSync(join(OUT, "errors"))) {
   for (const line of readFileSync(join(OUT, "errors"), "utf8").trim().split("\n")) console.log(`  *** ${line}`);
 }
 NODE
+if [[ -f "$OUT/adapter-memory.log" ]]; then
+  echo
+  echo "peak resident set through the adapter, rc.8 on both sides (benches/adapter-memory.sh; goal: candidates-100k ≤ 34 MB)"
+  grep -E '^(request|candidates|mention|prepare)' "$OUT/adapter-memory.log"
+fi

@@ -64,6 +64,8 @@ pub struct Candidate<'a> {
     pub record: &'a SessionRecord,
     /// Its working directory is the agent's (rank 0).
     pub same_workspace: bool,
+    /// Its place in the listing the index was built from.
+    pub position: usize,
 }
 
 impl Candidate<'_> {
@@ -550,6 +552,7 @@ impl CandidateIndex {
             .map(|(rank, _, index)| Candidate {
                 record: &self.records[index as usize],
                 same_workspace: rank == 0,
+                position: index as usize,
             })
             .collect()
     }

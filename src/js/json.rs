@@ -174,6 +174,60 @@ pub fn parse(text: &str) -> Result<Json, ParseError> {
     Ok(value)
 }
 
+/// The items of one array of a JSON text, read one at a time (issue #61):
+/// a reader that uses each item and lets it go holds one item, not the
+/// array. Each item is read as [`parse`] reads it, its depth counted from
+/// the text's outermost value (spec `wire.json.depth`).
+pub struct ArrayItems<'a> {
+    parser: Parser<'a>,
+    /// The array's depth, itself counted.
+    depth: usize,
+    /// Whether the array's `]` has been read.
+    done: bool,
+}
+
+impl<'a> ArrayItems<'a> {
+    /// The items of the array whose `[` is at byte `at` of `text`, nested
+    /// `depth` containers deep (itself counted: the items of a root array
+    /// are 1 deep).
+    pub fn new(text: &'a str, at: usize, depth: usize) -> Result<ArrayItems<'a>, ParseError> {
+        let mut parser = Parser {
+            input: Input {
+                bytes: text.as_bytes(),
+                text,
+                pos: at,
+            },
+            items: Vec::new(),
+            members: Vec::new(),
+        };
+        if parser.input.peek() != Some(b'[') {
+            return Err(parser.input.error("expected '['"));
+        }
+        let done = parser.input.open_is_empty(depth, b']')?;
+        Ok(ArrayItems {
+            parser,
+            depth,
+            done,
+        })
+    }
+
+    /// The next item, or `None` once the array's `]` is read.
+    pub fn next_item(&mut self) -> Result<Option<Json>, ParseError> {
+        if self.done {
+            return Ok(None);
+        }
+        self.parser.input.skip_whitespace();
+        let item = self.parser.value(self.depth)?;
+        self.done = self.parser.input.entry_ends(b']', "expected ',' or ']'")?;
+        Ok(Some(item))
+    }
+
+    /// The byte after the array's `]`, once read.
+    pub fn end(&self) -> Option<usize> {
+        self.done.then_some(self.parser.input.pos)
+    }
+}
+
 /// The parser: the text being read, and the stacks its containers gather
 /// their members and items on.
 ///
@@ -248,14 +302,14 @@ fn is_printable(byte: u8) -> bool {
 }
 
 /// Bytes [`first_stop`] looks at.
-const WINDOW: usize = 32;
+pub(super) const WINDOW: usize = 32;
 
 /// The index of the first byte of `window` that ends a plain run (`"`,
 /// `\\`, or a byte that is not printable ASCII), found eight bytes at a
 /// time in a machine word. Each test below sets the high bit of a byte that
 /// matches; a match can set stray bits in the bytes after it (a borrow
 /// runs upward), never before it, so the lowest bit set is exact.
-fn first_stop(window: &[u8; WINDOW]) -> Option<usize> {
+pub(super) fn first_stop(window: &[u8; WINDOW]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     (0..WINDOW / 8).find_map(|index| {

@@ -10,6 +10,7 @@ pub mod coerce;
 pub mod json;
 #[cfg(feature = "serde")]
 mod serde;
+pub mod skim;
 
 /// An owned JavaScript string: UTF-16 code units, lone surrogates allowed.
 ///

@@ -2,7 +2,7 @@
 //! (spec `protocol.ops`).
 
 use super::input_types;
-use super::listing::{Listing, Records};
+use super::listing::{Listing, Records, StandIns};
 use super::wire::{Outcome, UNSUPPORTED};
 use crate::config::{positive_safe_integer, Capacity, Config, ModelCatalog};
 use crate::discovery::sessions::CandidateIndex;
@@ -524,48 +524,98 @@ fn pre_step_op(features: Features, input: &Json) -> Answer {
 /// `candidates/list` and, with `remote`, `candidates/remote`
 /// (spec `candidates.*`).
 fn candidates_op(features: Features, input: &Json, remote: bool, listing: Listing<'_>) -> Answer {
-    reach::point("candidates.config");
-    let config = config_of(features, input)?;
-    reach::point("candidates.limit");
-    let limit = match input.get("limit") {
-        Some(limit) if !remote => {
-            reach::point("candidates.limit.invalid");
-            positive_safe_integer(limit).ok_or_else(|| {
-                Outcome::from(crate::Error::new(
-                    crate::ErrorCode::InvalidReference,
-                    "candidate limit must be a positive safe integer",
-                ))
-            })?
-        }
-        _ => config.candidate_limit,
-    };
-    let query = match input.get("query") {
-        None => {
-            reach::point("candidates.query");
-            JsString::default()
-        }
-        Some(Json::String(query)) => query.clone(),
-        Some(_) => {
-            reach::point("candidates.query");
-            return Err(Outcome::internal("input.query must be a string"));
-        }
-    };
-    let agent = input.get("agent").unwrap_or(&Json::Null);
-    let listed = Records::read(listing, agent.get("id"), agent.get("cwd"), features)?;
-    listed.check_query(query.units(), features)?;
-    let (records, stand_ins) = listed.split();
-    let index = CandidateIndex::new(records);
-    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-    let candidates = index.list(
-        stand_ins.agent_id(),
-        stand_ins.agent_cwd(),
-        query.units(),
-        limit,
-        features,
-    );
-    candidates
+    let asked = CandidatesAsked::read(features, input, remote)?;
+    let (index, stand_ins) = asked.index(listing)?;
+    index
+        .list(
+            stand_ins.agent_id(),
+            stand_ins.agent_cwd(),
+            asked.query.units(),
+            asked.limit,
+            features,
+        )
         .iter()
         .map(|candidate| stand_ins.answer(candidate, features, remote))
         .collect::<Result<_, _>>()
         .map(Json::Array)
+}
+
+/// The listing positions of the sessions `candidates/list` (`candidates/remote`
+/// with `remote`) answers for `input`, best first, for a listing whose
+/// every session has a string id (each is then the record at its place):
+/// what [`chunked`](super::chunked) keeps of each chunk of a long listing.
+pub fn candidates_kept(
+    features: Features,
+    input: &Json,
+    remote: bool,
+) -> Result<Vec<usize>, Outcome> {
+    let asked = CandidatesAsked::read(features, input, remote)?;
+    let (index, stand_ins) = asked.index(Listing::Borrowed(input))?;
+    let candidates = index.list(
+        stand_ins.agent_id(),
+        stand_ins.agent_cwd(),
+        asked.query.units(),
+        asked.limit,
+        features,
+    );
+    Ok(candidates
+        .iter()
+        .map(|candidate| candidate.position)
+        .collect())
+}
+
+/// What a `candidates/*` request asks, read in upstream's order: its
+/// configuration, limit, query and agent (spec `candidates.*`).
+struct CandidatesAsked<'a> {
+    features: Features,
+    limit: usize,
+    query: JsString,
+    agent: &'a Json,
+}
+
+impl<'a> CandidatesAsked<'a> {
+    fn read(features: Features, input: &'a Json, remote: bool) -> Result<Self, Outcome> {
+        reach::point("candidates.config");
+        let config = config_of(features, input)?;
+        reach::point("candidates.limit");
+        let limit = match input.get("limit") {
+            Some(limit) if !remote => {
+                reach::point("candidates.limit.invalid");
+                positive_safe_integer(limit).ok_or_else(|| {
+                    Outcome::from(crate::Error::new(
+                        crate::ErrorCode::InvalidReference,
+                        "candidate limit must be a positive safe integer",
+                    ))
+                })?
+            }
+            _ => config.candidate_limit,
+        };
+        let query = match input.get("query") {
+            None => {
+                reach::point("candidates.query");
+                JsString::default()
+            }
+            Some(Json::String(query)) => query.clone(),
+            Some(_) => {
+                reach::point("candidates.query");
+                return Err(Outcome::internal("input.query must be a string"));
+            }
+        };
+        Ok(CandidatesAsked {
+            features,
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
+            query,
+            agent: input.get("agent").unwrap_or(&Json::Null),
+        })
+    }
+
+    /// The listing's index for this agent and query, and the listed values
+    /// its stand-ins stand for.
+    fn index(&self, listing: Listing<'_>) -> Result<(CandidateIndex, StandIns), Outcome> {
+        let agent = self.agent;
+        let listed = Records::read(listing, agent.get("id"), agent.get("cwd"), self.features)?;
+        listed.check_query(self.query.units(), self.features)?;
+        let (records, stand_ins) = listed.split();
+        Ok((CandidateIndex::new(records), stand_ins))
+    }
 }

@@ -34,6 +34,13 @@ pub enum Listing<'a> {
 /// [`Listed::read`] unpacks them.
 const LISTING_FIELDS: [&str; 5] = ["id", "cwd", "createdAt", "title", "subagentLabel"];
 
+/// Which of [`LISTING_FIELDS`] a listed session's member `key` is.
+fn listing_field(key: &JsString) -> Option<usize> {
+    LISTING_FIELDS
+        .iter()
+        .position(|name| name.len() == key.len() && key.is(name))
+}
+
 /// A record's slot before the listing's fields move into it.
 const VACANT_RECORD: SessionRecord = SessionRecord {
     id: JsString::EMPTY,
@@ -117,13 +124,22 @@ impl Records {
         }
     }
 
+    /// The borrowed listing, each entry's members read in one pass, a later
+    /// member of a name replacing an earlier one (`JSON.parse` keeps the
+    /// last).
     fn borrow(mut builder: Builder, entries: &[Json]) -> Result<Records, Outcome> {
         for entry in entries {
             let record = push_slot(&mut builder.records, VACANT_RECORD);
-            record.created_at = entry.get("createdAt").cloned();
-            let listed = |name: &str| entry.get(name).map(Listed::Borrowed);
-            let fields = [listed("title"), listed("cwd"), listed("subagentLabel")];
-            builder.settle_last(listed("id"), fields)?;
+            let mut fields: [Option<&Json>; 5] = [None; 5];
+            for (key, value) in entry.as_object().unwrap_or_default() {
+                if let Some(field) = listing_field(key) {
+                    fields[field] = Some(value);
+                }
+            }
+            let [id, cwd, created_at, title, subagent_label] =
+                fields.map(|field| field.map(Listed::Borrowed));
+            record.created_at = created_at.map(Listed::into_value);
+            builder.settle_last(id, [title, cwd, subagent_label])?;
         }
         Ok(builder.finish())
     }
@@ -141,9 +157,7 @@ impl Records {
             let mut subagent_label = None;
             if let Json::Object(members) = entry {
                 for (key, value) in members.iter_mut() {
-                    let field = LISTING_FIELDS
-                        .iter()
-                        .position(|name| name.len() == key.len() && key.is(name));
+                    let field = listing_field(key);
                     let mut taken = || Listed::Taken(std::mem::replace(value, Json::Null));
                     match field {
                         Some(0) => id = Some(taken()),

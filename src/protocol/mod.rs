@@ -9,6 +9,7 @@
 //! `protocol.input-types`). Imports go one way: `server` and `kit` →
 //! `dispatch` → `files`, `scan` → `listing`, `input_types`, `wire`.
 
+pub mod chunked;
 pub mod dispatch;
 pub mod files;
 pub mod input_types;

@@ -11,7 +11,6 @@ use crate::harness::embedded::VECTOR_FILES as EMBEDDED_VECTORS;
 use crate::js::json::{self, Json};
 use crate::js::JsString;
 use crate::protocol::input_types;
-use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -279,33 +278,16 @@ impl Suite {
     }
 }
 
-/// The suite hash (spec `runner.suite-version`): `sha256:` and the hex
-/// digest over each file's path below the vector folder and its bytes, in
-/// path order, each followed by a NUL.
-fn suite_hash<'a>(sorted: impl Iterator<Item = (&'a str, &'a str)>) -> String {
-    let mut hasher = Sha256::new();
-    for (relative, text) in sorted {
-        hasher.update(relative.as_bytes());
-        hasher.update([0]);
-        hasher.update(text.as_bytes());
-        hasher.update([0]);
-    }
-    let digest: String = hasher
-        .finalize()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect();
-    format!("sha256:{digest}")
-}
+// `suite_hash`, shared with build.rs, which computes the embedded suite's.
+include!("suite_hash.rs");
 
 /// The hash of the embedded suite, as [`SuiteVersion::hash`] names it,
 /// without parsing a vector: what `--version` prints beside the crate's
 /// version, so that two installed binaries show whether they carry the same
-/// suite.
-pub fn embedded_hash() -> String {
-    let mut sources: Vec<(&str, &str)> = EMBEDDED_VECTORS.to_vec();
-    sources.sort_unstable();
-    suite_hash(sources.into_iter())
+/// suite. Computed when the binary is built (build.rs): every command line
+/// is parsed with `--version`'s text, so hashing here cost every start.
+pub fn embedded_hash() -> &'static str {
+    crate::harness::embedded::VECTORS_HASH
 }
 
 /// Writes the embedded vector files below `dir`, as they are in the source
@@ -748,6 +730,16 @@ mod tests {
             Json::Object(members) => members.iter().for_each(|(_, item)| bits(item, out)),
             _ => {}
         }
+    }
+
+    /// runner.suite-version: the hash build.rs computes is the one the
+    /// runner computes over the same files, so `--version` names the suite
+    /// a run reports.
+    #[test]
+    fn the_built_hash_is_the_suite_hash() {
+        let mut sources: Vec<(&str, &str)> = EMBEDDED_VECTORS.to_vec();
+        sources.sort_unstable();
+        assert_eq!(embedded_hash(), suite_hash(sources.into_iter()));
     }
 
     /// runner.malformed-vectors: a `sides` member that is not an object of

@@ -54,7 +54,12 @@ fn field(plain: bool) -> BoxedStrategy<String> {
 /// creation time, a title and a subagent label; unless `plain`, now and
 /// then an id of another type, a duplicate member, or no object at all.
 fn session(index: usize, plain: bool) -> BoxedStrategy<String> {
-    let cwd = prop::option::of(prop::sample::select(vec!["\"/w\"", "\"/o\"", "\"/w/a\""]));
+    let cwds = if plain {
+        vec!["\"/w\"", "\"/o\"", "\"/w/a\""]
+    } else {
+        vec!["\"/w\"", "\"/o\"", "\"/w/a\"", "7", "null", "7", "{}"]
+    };
+    let cwd = prop::option::of(prop::sample::select(cwds));
     let member = |name: &'static str| {
         prop::option::of(field(plain)).prop_map(move |value| {
             value.map_or_else(String::new, |value| format!(",\"{name}\":{value}"))
@@ -101,6 +106,8 @@ fn request(plain: bool) -> impl Strategy<Value = String> {
         "{\"id\":\"s1\",\"cwd\":\"/w\"}",
         "{\"id\":\"s2\"}",
         "{\"id\":3,\"cwd\":\"/o\"}",
+        "{\"id\":\"s0\",\"cwd\":7}",
+        "{\"cwd\":null}",
         "{}",
     ]);
     let op = prop::sample::select(vec!["candidates/list", "candidates/remote"]);
@@ -117,7 +124,7 @@ fn request(plain: bool) -> impl Strategy<Value = String> {
 
 fn config() -> ProptestConfig {
     ProptestConfig {
-        cases: 400,
+        cases: 2000,
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
             "tests/chunked.proptest-regressions",
         ))),
@@ -155,13 +162,15 @@ proptest! {
 }
 
 /// What is not a plain `candidates/*` request line is left to the whole
-/// reading: another op, a listing that is not an array, text that is not
-/// JSON, a session nested deeper than a skim places.
+/// reading: another op, an op written after the input, a listing that is
+/// not an array, text that is not JSON, a session nested deeper than a skim
+/// places.
 #[test]
 fn leaves_what_it_cannot_answer_alike() {
     let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
     for line in [
         r#"{"id":"r","op":"uri/encode","input":{"sessionId":"a","sessions":[]}}"#.to_owned(),
+        r#"{"id":"r","input":{"sessions":[{"id":"a"}]},"op":"candidates/list"}"#.to_owned(),
         r#"{"id":"r","op":"candidates/list","input":{"sessions":{}}}"#.to_owned(),
         r#"{"id":"r","op":"candidates/list","input":{"sessions":[{"id":"a"},]}}"#.to_owned(),
         r#"{"id":"r","op":"candidates/list","input":{"sessions":[{"id":"a"}]}} x"#.to_owned(),

@@ -110,12 +110,6 @@ impl<'a> Skim<'a> {
         }
     }
 
-    /// Whether only JSON's whitespace is left.
-    pub fn at_end(&mut self) -> bool {
-        self.skip_whitespace();
-        self.at == self.bytes.len()
-    }
-
     /// Whether the key at `key` (its quotes included) is `name`, read as
     /// JSON reads it (`"i\u0064"` is `id`).
     pub fn key_is(&self, key: &Span, name: &str) -> bool {
@@ -272,7 +266,7 @@ mod tests {
             }
         })
         .unwrap();
-        assert!(skim.at_end());
+        assert_eq!(skim.position(), text.len() - 1);
         assert!(skim.key_is(&keys[1], "id") && !skim.key_is(&keys[0], "id"));
         assert_eq!(items, ["1", r#""x\"]""#, r#"{"b":[]}"#]);
         let mut skim = Skim::new(text);
@@ -298,8 +292,6 @@ mod tests {
             let mut skim = Skim::new(text);
             assert_eq!(entries(text, &mut skim), None, "{text:?}");
         }
-        let mut skim = Skim::new("[1] x");
-        assert!(skim.value().is_some() && !skim.at_end());
         let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
         assert_eq!(Skim::new(&nested(MAX_SKIM_DEPTH + 1)).value(), None);
         assert!(Skim::new(&nested(MAX_SKIM_DEPTH)).value().is_some());

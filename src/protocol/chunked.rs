@@ -15,14 +15,16 @@
 //! code ([`dispatch::candidates_kept`]), and the request is answered by the
 //! same handler as any other, its listing replaced by the sessions kept.
 //!
-//! That holds by construction only for a plain listing, so this module
-//! answers only then, and otherwise answers nothing, leaving the request to
-//! be read whole. Plain: every session an object whose `id` is a string and
-//! whose `title`, `cwd` and `subagentLabel`, when present, are strings (a
-//! value of another type gets a stand-in measured against the whole
-//! listing, and upstream's query filter throws on the first it meets), no
-//! chunk's ranking an error (the whole request names it), and text the
-//! skim places with certainty.
+//! That holds for a plain listing, so this module answers only then, and
+//! otherwise answers nothing, leaving the request to be read whole. Plain:
+//! every session an object whose `id` is a string. A session without one
+//! may be the agent's own, left out of the records, and the records would
+//! no longer stand at their listing places. A title, cwd or subagent label
+//! of another type is plain: its stand-in, drawn for the chunk, ranks and
+//! filters its session alone as the whole listing's does, and the query
+//! filter that throws on it throws in its chunk too. Also: no chunk's
+//! ranking an error (the whole request names it), and text the skim
+//! places.
 
 use super::dispatch;
 use super::wire::{Outcome, Request, Response};
@@ -55,13 +57,14 @@ pub fn respond(
     let mut kept: Vec<Json> = Vec::new();
     let chunk = chunk.max(1);
     while sessions.end().is_none() {
-        let read = kept.len();
-        while kept.len() - read < chunk {
-            match sessions.next_item().ok()? {
-                Some(session) if is_plain(&session) => kept.push(session),
-                Some(_) => return None,
-                None => break,
+        for _ in 0..chunk {
+            let Some(session) = sessions.next_item().ok()? else {
+                break;
+            };
+            if !is_plain(&session) {
+                return None;
             }
+            kept.push(session);
         }
         *sessions_of(&mut request.input)? = Json::Array(kept);
         let positions = dispatch::candidates_kept(features, &request.input, remote).ok()?;
@@ -79,14 +82,28 @@ pub fn respond(
     })
 }
 
-/// Where a request line's listing lies: its `input.sessions` array, the
-/// last of each name (as `JSON.parse` keeps it), from its `[`.
+/// Where a request line's listing lies: its `input.sessions` member, the
+/// last of each name (as `JSON.parse` keeps it); the line around it, and
+/// the listing itself, are read by the parser, which checks them. Looked for
+/// only behind an `op` member naming a `candidates/*` op, written as such
+/// (the order a request is written in, `id`, `op`, `input`): the line of
+/// any other op is left after its first members, not skimmed to its end.
+/// The op the request is answered as is read again from the whole line.
 fn find_listing(line: &str) -> Option<Span> {
     let mut skim = Skim::new(line);
+    let mut candidates = false;
     let mut found = None;
     skim.object(|skim, key| {
+        if skim.key_is(&key, "op") {
+            let op = skim.value()?;
+            candidates = CANDIDATES_OPS.contains(&&line[op]);
+            return Some(());
+        }
         if !skim.key_is(&key, "input") {
             return skim.value().map(drop);
+        }
+        if !candidates {
+            return None;
         }
         found = None;
         skim.object(|skim, key| {
@@ -97,8 +114,11 @@ fn find_listing(line: &str) -> Option<Span> {
             Some(())
         })
     })?;
-    found.filter(|array| skim.at_end() && line.as_bytes()[array.start] == b'[')
+    found
 }
+
+/// The ops read a chunk of the listing at a time, as JSON strings.
+const CANDIDATES_OPS: [&str; 2] = ["\"candidates/list\"", "\"candidates/remote\""];
 
 /// The input's listing (its last `sessions` member).
 fn sessions_of(input: &mut Json) -> Option<&mut Json> {
@@ -112,25 +132,10 @@ fn sessions_of(input: &mut Json) -> Option<&mut Json> {
     }
 }
 
-/// Whether a listed session is plain (see the module's documentation),
-/// its members read in one pass: the last `id` decides, and a `title`,
-/// `cwd` or `subagentLabel` of another type makes it not plain even when a
-/// later member of the name replaces it (the whole reading answers that).
+/// Whether a listed session is plain (see the module's documentation): an
+/// object whose `id` (the last, as `JSON.parse` keeps it) is a string.
 fn is_plain(session: &Json) -> bool {
-    let Json::Object(members) = session else {
-        return false;
-    };
-    let mut has_id = false;
-    let mut texts = true;
-    for (key, value) in members {
-        let text = matches!(value, Json::String(_));
-        if key.is("id") {
-            has_id = text;
-        } else if key.is("title") || key.is("cwd") || key.is("subagentLabel") {
-            texts &= text;
-        }
-    }
-    has_id && texts
+    matches!(session.get("id"), Some(Json::String(_)))
 }
 
 /// The sessions of `listed` at `positions`, in that order. Ranked best

@@ -163,11 +163,13 @@ proptest! {
 
 /// What is not a plain `candidates/*` request line is left to the whole
 /// reading: another op, an op written after the input, a listing that is
-/// not an array, text that is not JSON, a session nested deeper than a skim
-/// places.
+/// not an array, text that is not JSON, a session nested deeper than the
+/// parser reads counted from the line's outermost value (spec
+/// `wire.json.depth`), though not counted from the session.
 #[test]
 fn leaves_what_it_cannot_answer_alike() {
-    let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
+    let depth = json::MAX_DEPTH - 2;
+    let deep = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
     for line in [
         r#"{"id":"r","op":"uri/encode","input":{"sessionId":"a","sessions":[]}}"#.to_owned(),
         r#"{"id":"r","input":{"sessions":[{"id":"a"}]},"op":"candidates/list"}"#.to_owned(),

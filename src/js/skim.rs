@@ -6,8 +6,9 @@
 //! [`Skim`] where they lie and reads each with [`json::parse`](super::json::parse).
 //!
 //! A skim is certain or silent: it places values in text that is JSON as
-//! far as it looks, and answers `None` for anything else: malformed
-//! structure, a container nested deeper than [`MAX_SKIM_DEPTH`]. A caller
+//! far as it looks, and answers `None` for malformed structure. It keeps
+//! no stack, so it steps over values of any depth (a request too deep to
+//! read still has its `id` found, spec `wire.json.depth`). A caller
 //! then reads the whole text with [`json::parse`](super::json::parse), which
 //! names the error. It checks the structure it places values in (brackets,
 //! colons, commas, JSON's whitespace), not the values themselves: those
@@ -18,12 +19,6 @@ use std::ops::Range;
 
 /// Where a value lies: byte offsets into the text.
 pub type Span = Range<usize>;
-
-/// Nesting a skimmed value may hold. A request's values nest a few levels;
-/// deeper text is left to the parser, which counts depth from the text's
-/// outermost value (spec `wire.json.depth`), where a skim sees only the
-/// value it steps over.
-pub const MAX_SKIM_DEPTH: usize = 64;
 
 /// A cursor over JSON text that steps over values, or into the objects
 /// and arrays a caller wants to look inside, in one pass.
@@ -196,7 +191,7 @@ impl<'a> Skim<'a> {
     }
 
     /// Where the object or array opening at `at` ends, past its closing
-    /// bracket; `None` past [`MAX_SKIM_DEPTH`].
+    /// bracket.
     fn container_end(&self, at: usize) -> Option<usize> {
         let mut depth = 0usize;
         let mut position = at;
@@ -206,12 +201,7 @@ impl<'a> Skim<'a> {
                     position = self.string_end(position)?;
                     continue;
                 }
-                b'{' | b'[' => {
-                    depth += 1;
-                    if depth > MAX_SKIM_DEPTH {
-                        return None;
-                    }
-                }
+                b'{' | b'[' => depth += 1,
                 b'}' | b']' => {
                     depth -= 1;
                     if depth == 0 {
@@ -293,7 +283,6 @@ mod tests {
             assert_eq!(entries(text, &mut skim), None, "{text:?}");
         }
         let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
-        assert_eq!(Skim::new(&nested(MAX_SKIM_DEPTH + 1)).value(), None);
-        assert!(Skim::new(&nested(MAX_SKIM_DEPTH)).value().is_some());
+        assert_eq!(Skim::new(&nested(20_000)).value(), Some(0..40_000));
     }
 }
